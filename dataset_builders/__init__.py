@@ -1,0 +1,27 @@
+"""One `datasets` builder per task family, registered lazily by name."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+
+from genebench.errors import UnknownTaskError
+
+FAMILIES: dict[str, str] = {
+    "humantfs": "dataset_builders.humantfs:HumanTFs",
+    "hgnc": "dataset_builders.hgnc:HGNC",
+    "genecorpus": "dataset_builders.genecorpus:Genecorpus",
+    "reactome": "dataset_builders.reactome:Reactome",
+    "gene2gene": "dataset_builders.gene2gene:Gene2Gene",
+}
+"""Family name (= the dataset config name) -> "module:Builder", imported on first use."""
+
+
+def get_builder_class(family: str) -> type:
+    """The builder class of a family, e.g. `get_builder_class("humantfs")`."""
+    if family not in FAMILIES:
+        close = difflib.get_close_matches(family, FAMILIES, n=3)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise UnknownTaskError(f"unknown task family '{family}'.{hint} Available: {', '.join(FAMILIES)}.")
+    module, name = FAMILIES[family].split(":")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,417 @@
+"""What every task family shares: sources, symbol normalisation, labels, folds and the long row layout.
+
+A family module declares its sources and `TaskSpec`s and implements one method, `read_tasks`, which parses
+its downloaded files into `RawTask`s. `FamilyBuilder` does the rest: it fetches each source (a URL through
+the datasets DownloadManager, or a local override), normalises symbols to current HGNC, resolves duplicate
+and conflicting rows, drops classes below the task's minimum, derives one binary task per frequent label,
+assigns seeded folds, and yields one row per (task, entity) with the rows' fold as their split.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import logging
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+import datasets
+import numpy as np
+import pandas as pd
+
+from genebench.constants import DEFAULT_SEED, HGNC_URL, N_FOLDS
+from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.symbols import SymbolMapper
+from genebench.tasks.folds import assign_folds
+from genebench.tasks.metadata import TaskMetadata, TaskSpec
+from genebench.tasks.task import TRAIN_ONLY
+
+logger = logging.getLogger(__name__)
+
+FEATURES = datasets.Features({
+    "task": datasets.Value("string"),
+    "entity": datasets.Value("string"),
+    "entity_2": datasets.Value("string"),
+    "labels": datasets.List(datasets.Value("string")),
+    "value": datasets.Value("float64"),
+    "fold": datasets.Value("int8"),
+})
+"""The long layout shared by every family: one row per (task, entity)."""
+
+TRAIN_TEST_SPLITS = ("train", "test")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input file of a family.
+
+    Attributes:
+        url: the default, live location.
+        version: the release it names (`"current"` when the URL always serves the newest).
+        local_names: glob patterns that find the file in a `--sources DIR` (in DIR/<family>/ or DIR/).
+        sha256: checksum verified after a download, for versioned URLs.
+    """
+
+    url: str
+    version: str
+    local_names: tuple[str, ...]
+    sha256: str | None = None
+
+
+HGNC_SOURCE = Source(url=HGNC_URL, version="current", local_names=("hgnc_complete_set*",))
+
+
+@dataclass
+class RawTask:
+    """A task as its family parsed it, before normalisation.
+
+    `rows` has a column `entity` (symbols, or identifiers named by `entity_id`), optionally `entity_2`,
+    and `label` (a class name; a list of names for multi-label tasks) or `value` (regression), plus
+    `split` ("train"/"test") for train-test tasks.
+    """
+
+    spec: TaskSpec
+    rows: pd.DataFrame
+    source_key: str
+    label_names: tuple[str, ...] = ()
+    entity_id: str = "symbol"
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FamilyConfig(datasets.BuilderConfig):
+    """Options every family shares.
+
+    Args:
+        sources_dir: a folder of local source files that override the URLs (searched as DIR/<family>/ and DIR/).
+        hgnc: URL or local path of HGNC's complete set, used to normalise symbols.
+        seed: seed of the fold assignment.
+        n_folds: number of cross-validation folds.
+        source_overrides: source key -> URL or local path, overriding single sources.
+    """
+
+    sources_dir: str | None = None
+    hgnc: str | None = None
+    seed: int = DEFAULT_SEED
+    n_folds: int = N_FOLDS
+    source_overrides: dict[str, str] = field(default_factory=dict)
+
+
+class FamilyBuilder(datasets.GeneratorBasedBuilder):
+    """Base class of the task family builders."""
+
+    BUILDER_CONFIG_CLASS = FamilyConfig
+    FAMILY: ClassVar[str]
+    CITATION: ClassVar[str]
+    DESCRIPTION: ClassVar[str]
+    HOMEPAGE: ClassVar[str]
+    LICENSE: ClassVar[str]
+    SOURCES: ClassVar[dict[str, Source]]
+    TASKS: ClassVar[tuple[TaskSpec, ...]]
+    SPLITS: ClassVar[str] = "cv"
+    """`cv` (splits fold_0..fold_{k-1}) or `train-test` (PerturbQA's published split)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "FAMILY" in cls.__dict__:
+            cls.BUILDER_CONFIGS = [cls.BUILDER_CONFIG_CLASS(name=cls.FAMILY, version=datasets.Version("1.0.0"),
+                                                            description=cls.DESCRIPTION.strip().splitlines()[0])]
+            cls.DEFAULT_CONFIG_NAME = cls.FAMILY
+
+    def _info(self) -> datasets.DatasetInfo:
+        return datasets.DatasetInfo(
+            description=self.DESCRIPTION,
+            features=FEATURES,
+            homepage=self.HOMEPAGE,
+            license=self.LICENSE,
+            citation=self.CITATION,
+        )
+
+    def _split_generators(self, dl_manager: datasets.DownloadManager) -> list[datasets.SplitGenerator]:
+        paths = {key: self._fetch(dl_manager, key, source) for key, source in self.SOURCES.items()}
+        self.source_versions = {key: self._source_version(key, source) for key, source in self.SOURCES.items()}
+        mapper = SymbolMapper.from_file(self._fetch(dl_manager, "hgnc", HGNC_SOURCE))
+        self.source_versions["hgnc"] = mapper.version
+        self.hgnc_table = mapper.table
+        frames, self.task_metadata = [], []
+        for raw in self.read_tasks(paths, mapper):
+            rows, metadata = self._materialise(raw, mapper)
+            frames.append(rows)
+            self.task_metadata.extend(metadata)
+        self.rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FEATURES))
+        if self.SPLITS == "cv":
+            names = [f"fold_{k}" for k in range(self.config.n_folds)]
+            codes = list(range(self.config.n_folds))
+        else:
+            names, codes = list(TRAIN_TEST_SPLITS), [TRAIN_ONLY, 0]
+        return [datasets.SplitGenerator(name=name, gen_kwargs={"fold": code}) for name, code in zip(names, codes)]
+
+    def _generate_examples(self, fold: int) -> Iterator[tuple[str, dict[str, Any]]]:
+        part = self.rows[self.rows["fold"] == fold]
+        for task, entity, entity_2, labels, value in zip(
+            part["task"], part["entity"], part["entity_2"], part["labels"], part["value"]
+        ):
+            yield f"{task}|{entity}|{entity_2}", {
+                "task": task, "entity": entity, "entity_2": entity_2, "labels": labels,
+                "value": value, "fold": fold,
+            }
+
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+        """Parse the family's source files into raw tasks. Families implement this."""
+        raise NotImplementedError
+
+    # -- sources -----------------------------------------------------------------------------------------
+
+    def _fetch(self, dl_manager: datasets.DownloadManager, key: str, source: Source) -> Path:
+        override = self.config.source_overrides.get(key) or (self.config.hgnc if key == "hgnc" else None)
+        if override is None and self.config.sources_dir:
+            override = self._find_local(key, source)
+        location = override or source.url
+        if not _is_url(location):
+            path = Path(location)
+            if not path.is_file():
+                raise MissingSourceError(
+                    f"{self.FAMILY} source '{key}': local file '{path}' does not exist; pass an existing file "
+                    f"or leave it unset to download {source.url}."
+                )
+            return path
+        try:
+            path = Path(dl_manager.download(location))
+        except Exception as exc:  # noqa: BLE001 - the download stack raises many unrelated types
+            raise MissingSourceError(
+                f"{self.FAMILY} source '{key}': cannot download {location} ({type(exc).__name__}: {exc}); "
+                f"check the network, or pass --sources DIR with a local copy ({', '.join(source.local_names)})."
+            ) from exc
+        if source.sha256 and location == source.url and _sha256(path) != source.sha256:
+            raise SourceFormatError(
+                f"{self.FAMILY} source '{key}': {location} does not match its pinned sha256 {source.sha256[:12]}…; "
+                "the download is corrupt or the release changed. Delete the download cache and retry."
+            )
+        return path
+
+    def local_candidates(self, key: str, source: Source) -> list[Path]:
+        """Every file in `--sources DIR` that could be this source, best (newest name) first."""
+        if not self.config.sources_dir:
+            return []
+        root = Path(self.config.sources_dir)
+        for folder in (root / ("hgnc" if key == "hgnc" else self.FAMILY), root):
+            for pattern in source.local_names:
+                found = sorted((p for p in folder.glob(pattern) if p.is_file()), reverse=True)
+                if found:
+                    return found
+        return []
+
+    def _find_local(self, key: str, source: Source) -> str | None:
+        found = self.local_candidates(key, source)
+        if found:
+            return str(found[0])
+        if key == "hgnc":
+            return None
+        root = Path(self.config.sources_dir)
+        family_dir = self.FAMILY
+        raise MissingSourceError(
+            f"{self.FAMILY} source '{key}': no file matching {list(source.local_names)} in {root / family_dir} or "
+            f"{root}; add it there or drop --sources to download {source.url}."
+        )
+
+    def _source_version(self, key: str, source: Source) -> str:
+        override = self.config.source_overrides.get(key)
+        if override is None and self.config.sources_dir:
+            override = self._find_local(key, source)
+        if override and not _is_url(override):
+            return f"{source.version} (local: {Path(override).name})"
+        return source.version
+
+    # -- materialising tasks ------------------------------------------------------------------------------
+
+    def _materialise(self, raw: RawTask, mapper: SymbolMapper) -> tuple[pd.DataFrame, list[TaskMetadata]]:
+        spec, rows = raw.spec, raw.rows.copy()
+        n_raw = len(rows)
+        rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper)
+        multilabel = spec.type == "multi-label"
+        if "entity_2" not in rows:
+            rows["entity_2"] = None
+        key = rows["entity"] + "\t" + rows["entity_2"].fillna("")
+        if spec.type == "gene-pair binary":
+            low = np.minimum(rows["entity"], rows["entity_2"].fillna(""))
+            key = low + "\t" + np.maximum(rows["entity"], rows["entity_2"].fillna(""))
+        rows = rows.assign(_key=key)
+        rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=spec.type == "regression")
+        rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
+        if spec.evaluation == "cv":
+            folds = assign_folds(rows["_key"].to_numpy(), _strata(rows, spec, label_names), multilabel=multilabel,
+                                 n_folds=self.config.n_folds, seed=self.config.seed, task_name=spec.name)
+        else:
+            unknown = sorted(set(rows["split"]) - set(TRAIN_TEST_SPLITS))
+            if unknown:
+                raise SourceFormatError(
+                    f"{self.FAMILY} task '{spec.name}': unexpected split values {unknown}; expected 'train' or 'test'."
+                )
+            folds = np.where(rows["split"] == "test", 0, TRAIN_ONLY)
+        report = {**symbol_report, "n_source_rows": n_raw, "n_conflicting": n_conflicts, "n_below_min_class": dropped}
+        logger.info("%s: %d rows (from %d source rows; %s)", spec.name, len(rows), n_raw, report)
+        metadata = self._metadata(raw, label_names, len(rows), report)
+        out = pd.DataFrame({
+            "task": spec.name,
+            "entity": rows["entity"].to_numpy(),
+            "entity_2": rows["entity_2"].to_numpy(),
+            "labels": _labels_column(rows, spec),
+            "value": rows["value"].to_numpy(dtype=float) if "value" in rows else None,
+            "fold": np.asarray(folds, dtype=np.int8),
+        })
+        derived = []
+        if multilabel and spec.derived_min_prevalence is not None:
+            prevalence = _multi_hot(rows["label"], label_names).mean(axis=0)
+            derived = [
+                metadata.model_copy(update={
+                    "name": f"{spec.name};{label}", "type": "derived binary", "parent": spec.name, "aliases": (),
+                    "label_names": (f"not {label}", label), "derived_min_prevalence": None,
+                    "description": f"{label} vs the rest of '{spec.name}' (prevalence {share:.1%}).",
+                })
+                for label, share in zip(label_names, prevalence) if share >= spec.derived_min_prevalence
+            ]
+        return out, [metadata, *derived]
+
+    def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict) -> TaskMetadata:
+        source = self.SOURCES[raw.source_key]
+        notes = " ".join([raw.spec.notes, *raw.notes]).strip()
+        return TaskMetadata(
+            **{**raw.spec.model_dump(), "notes": notes},
+            family=self.FAMILY,
+            label_names=label_names,
+            n_entities=n_rows,
+            n_folds=self.config.n_folds if raw.spec.evaluation == "cv" else 1,
+            seed=self.config.seed,
+            source_url=source.url,
+            source_version=self.source_versions[raw.source_key],
+            license=self.LICENSE,
+            citation=self.CITATION.strip(),
+            hgnc_version=self.source_versions["hgnc"],
+            symbol_report=report,
+        )
+
+
+# -- pure helpers, also used by tests -----------------------------------------------------------------------
+
+
+def open_text(path: str | Path, member: str | None = None) -> IO[str]:
+    """Open a plain, gzipped or zipped text file (the zip's `member`, or its only/first .tsv/.csv/.txt)."""
+    path = Path(path)
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    if magic == b"PK\x03\x04":
+        archive = zipfile.ZipFile(path)
+        names = [n for n in archive.namelist() if not n.endswith("/")]
+        name = member or next((n for n in names if n.rsplit(".", 1)[-1] in {"tsv", "csv", "txt", "gmt"}), names[0])
+        return io.TextIOWrapper(archive.open(name), encoding="utf-8", newline="")
+    return open(path, encoding="utf-8", newline="")
+
+
+def read_table(path: str | Path, *, sep: str, family: str, required: Iterable[str], **kwargs: Any) -> pd.DataFrame:
+    """Read a delimited source with every value a string ("NA" stays "NA"), checking its header."""
+    try:
+        with open_text(path) as handle:
+            frame = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False, na_filter=False, **kwargs)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, zipfile.BadZipFile, EOFError) as exc:
+        raise SourceFormatError(f"{family} source '{path}': cannot be read as a table ({exc}).") from exc
+    missing = [column for column in required if column not in frame.columns]
+    if missing:
+        raise SourceFormatError(
+            f"{family} source '{Path(path).name}': expected columns {missing}, found {list(frame.columns)[:15]}; "
+            "pass the file in its original release format."
+        )
+    return frame
+
+
+def _is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://", "hf://"))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _normalise(rows: pd.DataFrame, spec: TaskSpec, entity_id: str, mapper: SymbolMapper) -> tuple[pd.DataFrame, dict]:
+    columns = [c for c, kind in zip(("entity", "entity_2"), spec.entity_types) if kind == "gene" and c in rows]
+    values = pd.unique(pd.concat([rows[c] for c in columns], ignore_index=True).astype(str).str.strip())
+    if entity_id == "symbol":
+        report = mapper.resolve(values)
+        mapping, summary = report.mapping, report.summary()
+    else:
+        index = mapper.by_identifier(entity_id)
+        mapping = {v: index[v] for v in values if v in index}
+        summary = {"n_mapped": len(mapping), "n_renamed": 0, "n_ambiguous": 0, "n_unknown": len(values) - len(mapping)}
+    for column in columns:
+        rows[column] = rows[column].astype(str).str.strip().map(mapping)
+    rows = rows.dropna(subset=columns).reset_index(drop=True)
+    return rows, summary
+
+
+def _deduplicate(rows: pd.DataFrame, *, multilabel: bool, regression: bool) -> tuple[pd.DataFrame, int]:
+    if multilabel:
+        merged = rows.groupby("_key", sort=False).agg(
+            entity=("entity", "first"), entity_2=("entity_2", "first"),
+            label=("label", lambda lists: sorted({x for labels in lists for x in labels})),
+        ).reset_index()
+        return merged, 0
+    target = "value" if regression else "label"
+    distinct = rows.groupby("_key", sort=False)[target].nunique()
+    conflicting = distinct.index[distinct > 1]
+    rows = rows[~rows["_key"].isin(conflicting)].drop_duplicates("_key").reset_index(drop=True)
+    return rows, int(len(conflicting))
+
+
+def _apply_min_class_size(rows: pd.DataFrame, spec: TaskSpec, declared: tuple[str, ...]
+                          ) -> tuple[pd.DataFrame, tuple[str, ...], int]:
+    if spec.type == "regression":
+        return rows, (), 0
+    if spec.type == "multi-label":
+        counts = pd.Series([x for labels in rows["label"] for x in labels]).value_counts()
+        keep = set(counts.index[counts >= spec.min_class_size])
+        rows = rows.assign(label=[sorted(set(labels) & keep) for labels in rows["label"]])
+        empty = rows["label"].map(len) == 0
+        return rows[~empty].reset_index(drop=True), tuple(sorted(keep)), int(empty.sum())
+    counts = rows["label"].value_counts()
+    keep = counts.index[counts >= spec.min_class_size]
+    small = ~rows["label"].isin(keep)
+    rows = rows[~small].reset_index(drop=True)
+    names = declared or tuple(sorted(keep))
+    unknown = sorted(set(rows["label"]) - set(names))
+    if unknown:
+        raise SourceFormatError(f"task '{spec.name}': labels {unknown} are not among the declared {list(names)}.")
+    return rows, names, int(small.sum())
+
+
+def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray:
+    """What folds are balanced on: classes, multi-hot labels, or quintiles of a regression target."""
+    if spec.type == "multi-label":
+        return _multi_hot(rows["label"], label_names)
+    if spec.type == "regression":
+        return pd.qcut(rows["value"].astype(float), 5, labels=False, duplicates="drop").to_numpy()
+    return rows["label"].to_numpy()
+
+
+def _multi_hot(labels: pd.Series, names: tuple[str, ...]) -> np.ndarray:
+    index = {name: i for i, name in enumerate(names)}
+    matrix = np.zeros((len(labels), len(names)), dtype=np.uint8)
+    for row, values in enumerate(labels):
+        matrix[row, [index[v] for v in values]] = 1
+    return matrix
+
+
+def _labels_column(rows: pd.DataFrame, spec: TaskSpec) -> list[list[str]]:
+    if spec.type == "regression":
+        return [[] for _ in range(len(rows))]
+    if spec.type == "multi-label":
+        return [list(labels) for labels in rows["label"]]
+    return [[label] for label in rows["label"]]

@@ -1,0 +1,119 @@
+"""The dataset card (README.md) of a data folder: `configs:` YAML for `load_dataset`, then the card."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+import yaml
+
+from genebench.tasks.metadata import CATEGORIES
+
+_SUMMARY = """\
+genebench turns curated gene properties into probe tasks, following "Does your model understand genes?"
+(Kan-Tor et al., arXiv 2412.04075) and PerturbQA (Wu et al., ICLR 2025). A model's gene representations are
+scored by linear probes on each task, under the cross-validation folds stored here.
+"""
+
+_LAYOUT = """\
+## Data fields
+
+Every family config uses one long layout: **one row per (task, entity)**.
+
+| field | type | meaning |
+|---|---|---|
+| `task` | string | task name (see `tasks` config) |
+| `entity` | string | current HGNC gene symbol |
+| `entity_2` | string or null | the partner of a pair task (a gene, a read-out gene or a disease id) |
+| `labels` | list of strings | class name(s); several for multi-label tasks, empty for regression |
+| `value` | float or null | regression target |
+| `fold` | int8 | held-out fold; -1 = train-only rows of a train-test task |
+
+Tasks with different gene sets and label spaces live cleanly in one config this way: a wide table would need
+one sparse column per task. Splits are the folds (`fold_0` … `fold_4`; PerturbQA keeps its published
+`train`/`test`), so `load_dataset(DIR, "humantfs", split="fold_0")` is one held-out fold. Derived binary tasks
+("Pathways;Immune System") have no rows of their own: they are one label of their multi-label parent and share
+its folds. The `tasks` config holds one metadata row per task, and `symbols` the HGNC table used to
+normalise symbols.
+
+## Folds
+
+Folds are seeded and stratified, computed once at build time (see `genebench/tasks/folds.py` for the exact
+algorithm): rows in entity order, a per-task generator seeded by sha256 of "<seed>:<task name>", classes dealt
+round-robin for binary/categorical tasks, iterative stratification (Sechidis et al. 2011) for multi-label tasks.
+"""
+
+
+def write_card(out: Path, manifest: dict[str, Any]) -> None:
+    """Write `out/README.md` for the families in `manifest`, atomically."""
+    families = manifest["families"]
+    configs = [
+        {"config_name": name,
+         "data_files": [{"split": split, "path": f"{name}/{split}.parquet"} for split in entry["splits"]]}
+        for name, entry in sorted(families.items())
+    ]
+    configs.append({"config_name": "tasks", "data_files": [
+        {"split": "train", "path": [f"{name}/tasks.parquet" for name in sorted(families)]}]})
+    if (out / "symbols" / "hgnc.parquet").exists():
+        configs.append({"config_name": "symbols", "data_files": [{"split": "train", "path": "symbols/hgnc.parquet"}]})
+    if (out / "descriptions" / "refseq.parquet").exists():
+        configs.append({"config_name": "descriptions",
+                        "data_files": [{"split": "train", "path": "descriptions/refseq.parquet"}]})
+    header = {
+        "pretty_name": "genebench",
+        "license": "other",
+        "language": ["en"],
+        "tags": ["biology", "genomics", "genes", "benchmark", "linear-probe"],
+        "configs": configs,
+    }
+    tasks = _task_table(out, families)
+    text = "\n".join([
+        "---", yaml.safe_dump(header, sort_keys=False).strip(), "---", "",
+        "# genebench", "", _SUMMARY,
+        f"Data revision `{manifest.get('data_hash', '?')}`, built with genebench {manifest.get('genebench_version')}.",
+        "", "## Supported tasks", "", _overview(tasks), "", tasks.to_markdown(index=False) if len(tasks) else "", "",
+        _LAYOUT, "## Source data", "", *_sources(families), "## Licensing", "",
+        "Each family keeps its source's licence (table above). Cite the sources you use.", "",
+        "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
+    ])
+    tmp = out / ".README.md.tmp"
+    tmp.write_text(text)
+    os.replace(tmp, out / "README.md")
+
+
+def _task_table(out: Path, families: dict[str, Any]) -> pd.DataFrame:
+    frames = [pq.read_table(out / name / "tasks.parquet").to_pandas() for name in sorted(families)
+              if (out / name / "tasks.parquet").exists()]
+    if not frames:
+        return pd.DataFrame()
+    frame = pd.concat(frames, ignore_index=True)
+    frame = frame[frame["type"] != "derived binary"]
+    derived = pd.concat(frames)["parent"].value_counts()
+    return pd.DataFrame({
+        "task": frame["name"], "family": frame["family"], "category": frame["category"], "type": frame["type"],
+        "rows": frame["n_entities"], "labels": frame["label_names"].map(len),
+        "derived tasks": frame["name"].map(derived).fillna(0).astype(int),
+    })
+
+
+def _overview(tasks: pd.DataFrame) -> str:
+    if not len(tasks):
+        return "No families built yet."
+    counts = tasks.groupby("category").size().reindex(CATEGORIES, fill_value=0)
+    total = len(tasks) + int(tasks["derived tasks"].sum())
+    lines = [f"{total} tasks ({len(tasks)} below plus {int(tasks['derived tasks'].sum())} derived binary tasks).", ""]
+    lines += [f"- {category}: {n} tasks" for category, n in counts.items()]
+    return "\n".join(lines)
+
+
+def _sources(families: dict[str, Any]) -> list[str]:
+    lines = ["| family | source | version used | licence |", "|---|---|---|---|"]
+    for name, entry in sorted(families.items()):
+        for key, source in entry["sources"].items():
+            version = entry["source_versions"].get(key, source["version"])
+            lines.append(f"| {name} | [{key}]({source['url']}) | {version} | {entry['license']} |")
+        lines.append(f"| {name} | HGNC (symbols) | {entry['source_versions'].get('hgnc', '?')} | CC0-1.0 |")
+    return [*lines, ""]

@@ -1,0 +1,26 @@
+"""Environment variables, default locations and source URLs, defined once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV_CACHE = "GENEBENCH_CACHE"
+ENV_DATA = "GENEBENCH_DATA"
+
+DEFAULT_SEED = 0
+N_FOLDS = 5
+
+HGNC_URL = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
+
+SNAPSHOT_DIR = Path(__file__).parent / "snapshot"
+
+
+def cache_dir() -> Path:
+    """Root of genebench's caches: `$GENEBENCH_CACHE`, else `~/.cache/genebench`."""
+    return Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "genebench")
+
+
+def downloads_dir() -> Path:
+    """Where source downloads are cached."""
+    return cache_dir() / "downloads"

@@ -1,0 +1,252 @@
+"""Read a built genebench data folder (local, bundled snapshot, or a Hub dataset revision).
+
+A data folder holds one sub-folder per family (`<family>/<split>.parquet` in the long layout plus
+`<family>/tasks.parquet`, one row of metadata per task), `symbols/hgnc.parquet`, optional
+`descriptions/*.parquet`, a dataset card `README.md`, and `genebench.json`, the manifest that lists
+every file with its size and sha256. Only families in the manifest are read, and only when their
+files match it, so a half-written family is never accepted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import logging
+import os
+import warnings
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from genebench.constants import ENV_DATA, SNAPSHOT_DIR
+from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
+from genebench.tasks.metadata import TaskMetadata
+from genebench.tasks.task import Task
+
+logger = logging.getLogger(__name__)
+
+MANIFEST = "genebench.json"
+
+
+class BenchmarkData:
+    """A built data folder: its families, task metadata and rows.
+
+    Examples:
+        >>> data = open_data()                                  # doctest: +SKIP
+        >>> data.load_task("TF vs non-TF").labels.mean()        # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | Path, *, hub_id: str | None = None, hub_revision: str | None = None) -> None:
+        self.path = Path(path)
+        self.hub_id = hub_id
+        self.hub_revision = hub_revision
+        manifest = self.path / MANIFEST
+        if not manifest.is_file():
+            raise MissingSourceError(
+                f"data folder '{self.path}': no {MANIFEST}; it is not a genebench data folder, or its build did not "
+                "finish. Build one with `genebench build --out DIR`."
+            )
+        self.manifest: dict[str, Any] = json.loads(manifest.read_text())
+        self._tables: dict[str, pd.DataFrame] = {}
+
+    # -- what the folder holds -----------------------------------------------------------------------------
+
+    @property
+    def families(self) -> list[str]:
+        """Families built into this folder."""
+        return sorted(self.manifest["families"])
+
+    @property
+    def revision(self) -> dict[str, Any]:
+        """Source versions per family and a hash of the built files: what results record."""
+        return {
+            "data_hash": self.manifest["data_hash"],
+            "hub_id": self.hub_id,
+            "hub_revision": self.hub_revision,
+            "sources": {name: fam["source_versions"] for name, fam in self.manifest["families"].items()},
+        }
+
+    @cached_property
+    def _metadata(self) -> dict[str, TaskMetadata]:
+        tasks: dict[str, TaskMetadata] = {}
+        for family in self.families:
+            frame = pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pandas()
+            for record in frame.to_dict("records"):
+                tasks[record["name"]] = metadata_from_record(record)
+        return tasks
+
+    @cached_property
+    def _aliases(self) -> dict[str, str]:
+        return {alias: meta.name for meta in self._metadata.values() for alias in meta.aliases}
+
+    def tasks(self) -> list[TaskMetadata]:
+        """Metadata of every task, in family then build order."""
+        return list(self._metadata.values())
+
+    def metadata(self, name: str) -> TaskMetadata:
+        """One task's metadata; an old name resolves with a warning, an unknown one suggests close names."""
+        if name in self._metadata:
+            return self._metadata[name]
+        if name in self._aliases:
+            current = self._aliases[name]
+            warnings.warn(f"task '{name}' is now called '{current}'.", UserWarning, stacklevel=3)
+            return self._metadata[current]
+        raise UnknownTaskError(unknown_name_message("task", name, [*self._metadata, *self._aliases]))
+
+    # -- rows ----------------------------------------------------------------------------------------------
+
+    def table(self, family: str) -> pd.DataFrame:
+        """All rows of a family in the long layout (task, entity, entity_2, labels, value, fold)."""
+        if family not in self.manifest["families"]:
+            raise UnknownTaskError(unknown_name_message("family", family, self.families))
+        if family not in self._tables:
+            files = sorted(f for f in self.manifest["families"][family]["files"] if not f.endswith("/tasks.parquet"))
+            parts = [pq.read_table(self._checked(f)).to_pandas() for f in files]
+            self._tables[family] = pd.concat(parts, ignore_index=True)
+        return self._tables[family]
+
+    def load_task(self, name: str) -> Task:
+        """A task's entities, labels and folds as numpy arrays (see `Task`)."""
+        meta = self.metadata(name)
+        if meta.parent is not None:
+            parent = self.load_task(meta.parent)
+            column = parent.metadata.label_names.index(meta.label_names[1])
+            return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
+        table = self.table(meta.family)
+        rows = table[table["task"] == meta.name]
+        pairs = len(meta.entity_types) == 2
+        entities = rows[["entity", "entity_2"]].to_numpy(dtype=object) if pairs else rows["entity"].to_numpy(
+            dtype=object)
+        return Task(meta, entities, labels_array(meta, rows), rows["fold"].to_numpy(dtype=np.int64))
+
+    def hgnc(self) -> pd.DataFrame:
+        """The HGNC table the data was normalised with (`genebench.symbols.read_hgnc` columns)."""
+        return pq.read_table(self._checked("symbols/hgnc.parquet")).to_pandas()
+
+    def descriptions(self, source: str = "refseq") -> Path:
+        """Path of a bundled description table (`descriptions/<source>.parquet`)."""
+        return self._checked(f"descriptions/{source}.parquet")
+
+    def verify(self) -> None:
+        """Recompute every file's sha256 against the manifest."""
+        for relative, entry in self.manifest["files"].items():
+            if file_sha256(self.path / relative) != entry["sha256"]:
+                raise SourceFormatError(
+                    f"data folder '{self.path}': '{relative}' does not match its sha256 in {MANIFEST}; rebuild it."
+                )
+
+    def _checked(self, relative: str) -> Path:
+        entry = self.manifest["files"].get(relative)
+        path = self.path / relative
+        if entry is None or not path.is_file() or path.stat().st_size != entry["bytes"]:
+            raise SourceFormatError(
+                f"data folder '{self.path}': '{relative}' is missing or does not match {MANIFEST} (an interrupted "
+                "build?); rebuild it with `genebench build`."
+            )
+        return path
+
+
+def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
+    """Decode the long layout's `labels`/`value` columns into the task's label array."""
+    if meta.type == "regression":
+        return rows["value"].to_numpy(dtype=np.float64)
+    index = {name: i for i, name in enumerate(meta.label_names)}
+    if meta.type == "multi-label":
+        matrix = np.zeros((len(rows), len(index)), dtype=np.uint8)
+        for row, labels in enumerate(rows["labels"]):
+            matrix[row, [index[x] for x in labels]] = 1
+        return matrix
+    return np.fromiter((index[labels[0]] for labels in rows["labels"]), dtype=np.int64, count=len(rows))
+
+
+def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:
+    """A `TaskMetadata` from one row of a `tasks.parquet`."""
+    record = {key: None if isinstance(value, float) and np.isnan(value) else value for key, value in record.items()}
+    record["symbol_report"] = json.loads(record["symbol_report"])
+    for key in _LISTS:
+        record[key] = tuple(record[key])
+    return TaskMetadata.model_validate(record)
+
+
+_LISTS = ("aliases", "entity_types", "label_names")
+_INTS = ("min_class_size", "n_entities", "n_folds", "seed")
+TASKS_SCHEMA = pa.schema([
+    (name, pa.list_(pa.string()) if name in _LISTS else pa.int64() if name in _INTS
+     else pa.float64() if name == "derived_min_prevalence" else pa.string())
+    for name in TaskMetadata.model_fields
+])
+"""The Arrow schema of `tasks.parquet`: one column per `TaskMetadata` field (symbol_report as JSON)."""
+
+
+def metadata_table(metadata: list[TaskMetadata]) -> pa.Table:
+    """Task metadata as an Arrow table in `TASKS_SCHEMA`."""
+    return pa.Table.from_pylist([metadata_record(meta) for meta in metadata], schema=TASKS_SCHEMA)
+
+
+def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
+    """One row of a `tasks.parquet` (the inverse of `metadata_from_record`)."""
+    record = meta.model_dump()
+    record["symbol_report"] = json.dumps(record["symbol_report"], sort_keys=True)
+    return record
+
+
+def unknown_name_message(kind: str, name: str, known: list[str]) -> str:
+    """`unknown task 'X'. Did you mean: 'Y'?` plus how to list what exists."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown {kind} '{name}'.{hint} List them with `genebench tasks`."
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+_OPENED: dict[tuple[str, str | None], BenchmarkData] = {}
+
+
+def open_data(data: str | Path | None = None, *, revision: str | None = None) -> BenchmarkData:
+    """Open built data: a local folder, a Hub dataset id (at `revision`), or by default the bundled snapshot.
+
+    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision).
+    """
+    location = str(data or os.environ.get(ENV_DATA) or SNAPSHOT_DIR)
+    key = (location, revision)
+    if key not in _OPENED:
+        if Path(location).exists():
+            _OPENED[key] = BenchmarkData(location)
+        elif data is None:
+            raise MissingSourceError(
+                f"no genebench data at '{location}'; build it with `genebench build --out DIR` and pass --data DIR."
+            )
+        else:
+            _OPENED[key] = _from_hub(location, revision)
+    return _OPENED[key]
+
+
+def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, HFValidationError, LocalEntryNotFoundError
+
+    try:
+        path = snapshot_download(repo_id, repo_type="dataset", revision=revision)
+    except HFValidationError as exc:
+        raise MissingSourceError(
+            f"data '{repo_id}': neither a local folder nor a valid Hub dataset id ({exc})."
+        ) from exc
+    except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as exc:
+        raise MissingSourceError(
+            f"data '{repo_id}': not a local folder, and the Hub dataset cannot be fetched ({type(exc).__name__}); "
+            "check the id and your network, or pass a local folder."
+        ) from exc
+    return BenchmarkData(path, hub_id=repo_id, hub_revision=revision)

@@ -1,0 +1,203 @@
+// genebench leaderboard: renders the embedded JSON with DOM text nodes only (never innerHTML).
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("leaderboard-data").textContent);
+  var FILTERS = ["category", "type", "modality", "size"];
+  var state = { category: "", type: "", modality: "", size: "", summarySort: { col: "rank", desc: false }, taskSort: {} };
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) { node.setAttribute(key, attrs[key]); });
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+
+  function fmt(cell) {
+    return cell ? cell.mean.toFixed(3) + " \u00b1 " + cell.std.toFixed(3) : "\u2013";
+  }
+
+  function meanStd(values) {
+    if (!values.length) { return null; }
+    var mean = values.reduce(function (a, b) { return a + b; }, 0) / values.length;
+    var variance = values.reduce(function (a, b) { return a + (b - mean) * (b - mean); }, 0) / values.length;
+    return { mean: mean, std: Math.sqrt(variance), n: values.length };
+  }
+
+  function selectedTasks() {
+    return data.tasks.filter(function (t) {
+      return (!state.category || t.category === state.category) && (!state.type || t.type === state.type);
+    });
+  }
+
+  function visibleModels() {
+    return data.models.filter(function (m) {
+      return (!state.modality || m.adapter === state.modality) && (!state.size || m.size === state.size);
+    });
+  }
+
+  function aggregate(model, tasks) {
+    var scores = data.scores[model.key] || {};
+    return meanStd(tasks.map(function (t) { return scores[t.name]; }).filter(Boolean).map(function (s) { return s[0]; }));
+  }
+
+  function compare(a, b, desc) {
+    var missingA = a === null || a === undefined, missingB = b === null || b === undefined;
+    if (missingA || missingB) { return missingA === missingB ? 0 : (missingA ? 1 : -1); }
+    var order = typeof a === "number" ? a - b : String(a).localeCompare(String(b));
+    return desc ? -order : order;
+  }
+
+  function sortableHeader(row, col, label, sort, onSort) {
+    var th = el("th", { "data-col": col, scope: "col", tabindex: "0" }, label);
+    if (sort.col === col) { th.setAttribute("aria-sort", sort.desc ? "descending" : "ascending"); }
+    th.addEventListener("click", function () { onSort(col); });
+    row.appendChild(th);
+  }
+
+  function toggle(sort, col, defaultDesc) {
+    if (sort.col === col) { sort.desc = !sort.desc; } else { sort.col = col; sort.desc = defaultDesc; }
+  }
+
+  function renderSummary(tasks, models) {
+    var categories = data.categories.filter(function (c) { return tasks.some(function (t) { return t.category === c; }); });
+    var rows = models.map(function (m) {
+      var row = { model: m, overall: aggregate(m, tasks), byCategory: {} };
+      categories.forEach(function (c) {
+        row.byCategory[c] = aggregate(m, tasks.filter(function (t) { return t.category === c; }));
+      });
+      return row;
+    });
+    rows.slice().sort(function (a, b) { return compare(a.overall && a.overall.mean, b.overall && b.overall.mean, true); })
+      .forEach(function (row, i) { row.rank = row.overall ? i + 1 : null; });
+    var sort = state.summarySort;
+    var key = function (row) {
+      if (sort.col === "rank") { return row.rank; }
+      if (sort.col === "model") { return row.model.id + "@" + row.model.revision; }
+      if (sort.col === "input") { return row.model.adapter; }
+      if (sort.col === "size") { return row.model.n_parameters; }
+      if (sort.col === "overall") { return row.overall && row.overall.mean; }
+      if (sort.col === "tasks") { return row.overall ? row.overall.n : 0; }
+      var cell = row.byCategory[sort.col.slice(4)];
+      return cell && cell.mean;
+    };
+    rows.sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.rank, b.rank, false); });
+
+    var table = document.getElementById("summary-table");
+    table.textContent = "";
+    var head = el("tr");
+    var onSort = function (col) { toggle(sort, col, !["rank", "model", "input"].includes(col)); render(); };
+    sortableHeader(head, "rank", "Rank", sort, onSort);
+    sortableHeader(head, "model", "Model", sort, onSort);
+    sortableHeader(head, "input", "Input", sort, onSort);
+    sortableHeader(head, "size", "Size", sort, onSort);
+    categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
+    sortableHeader(head, "overall", "Overall", sort, onSort);
+    sortableHeader(head, "tasks", "Tasks", sort, onSort);
+    head.appendChild(el("th", { scope: "col" }, "Details"));
+    table.appendChild(el("thead")).appendChild(head);
+    var body = table.appendChild(el("tbody"));
+    rows.forEach(function (row) {
+      var m = row.model;
+      var tr = el("tr", { "data-model": m.key });
+      tr.appendChild(el("td", { "data-col": "rank" }, row.rank === null ? "\u2013" : row.rank));
+      var name = tr.appendChild(el("td", { "data-col": "model" }));
+      name.appendChild(el("span", { class: "model-id" }, m.id));
+      name.appendChild(el("span", { class: "muted revision" }, " @" + m.revision));
+      tr.appendChild(el("td", { "data-col": "input" }, m.adapter));
+      tr.appendChild(el("td", { "data-col": "size" }, m.size_label));
+      categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
+      tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
+      tr.appendChild(el("td", { "data-col": "tasks" }, row.overall ? row.overall.n : 0));
+      var links = tr.appendChild(el("td", { "data-col": "details" }));
+      var meta = links.appendChild(el("a", { class: "meta-link" }, "metadata"));
+      meta.href = m.meta_href;
+      links.appendChild(document.createTextNode(" \u00b7 "));
+      var results = links.appendChild(el("a", { class: "results-link" }, "results"));
+      results.href = m.results_href;
+      body.appendChild(tr);
+    });
+  }
+
+  function renderTaskTables(tasks, models) {
+    var container = document.getElementById("task-tables");
+    container.textContent = "";
+    data.categories.forEach(function (category) {
+      var rows = tasks.filter(function (t) { return t.category === category; });
+      if (!rows.length) { return; }
+      var sort = state.taskSort[category] || (state.taskSort[category] = { col: "task", desc: false });
+      var key = function (t) {
+        if (sort.col === "task") { return t.name; }
+        if (sort.col === "type") { return t.type; }
+        if (sort.col === "genes") { return t.n_entities; }
+        var score = (data.scores[sort.col.slice(6)] || {})[t.name];
+        return score ? score[0] : null;
+      };
+      rows = rows.slice().sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.name, b.name, false); });
+      var details = container.appendChild(el("details", { open: "" }));
+      details.appendChild(el("summary", {}, category + " (" + rows.length + " tasks)"));
+      var table = details.appendChild(el("table", { class: "task-table sortable", "data-category": category }));
+      var head = el("tr");
+      var onSort = function (col) { toggle(sort, col, col.indexOf("model:") === 0); render(); };
+      sortableHeader(head, "task", "Task", sort, onSort);
+      sortableHeader(head, "type", "Type", sort, onSort);
+      sortableHeader(head, "genes", "Genes", sort, onSort);
+      models.forEach(function (m) { sortableHeader(head, "model:" + m.key, m.id, sort, onSort); });
+      table.appendChild(el("thead")).appendChild(head);
+      var body = table.appendChild(el("tbody"));
+      rows.forEach(function (t) {
+        var tr = body.appendChild(el("tr", { "data-task": t.name }));
+        tr.appendChild(el("td", { "data-col": "task" }, t.name));
+        tr.appendChild(el("td", { "data-col": "type" }, t.type));
+        tr.appendChild(el("td", { "data-col": "genes" }, t.n_entities));
+        models.forEach(function (m) {
+          var score = (data.scores[m.key] || {})[t.name];
+          tr.appendChild(el("td", { "data-col": "model:" + m.key }, score ? fmt({ mean: score[0], std: score[1] }) : "\u2013"));
+        });
+      });
+    });
+  }
+
+  function renderFigures() {
+    var container = document.getElementById("figures");
+    data.figures.forEach(function (f) {
+      var figure = container.appendChild(el("figure"));
+      var img = figure.appendChild(el("img", { alt: f.caption, loading: "lazy" }));
+      img.src = f.src;
+      figure.appendChild(el("figcaption", {}, f.caption));
+    });
+  }
+
+  function render() {
+    var tasks = selectedTasks(), models = visibleModels();
+    renderSummary(tasks, models);
+    renderTaskTables(tasks, models);
+    document.getElementById("filter-status").textContent =
+      models.length + " of " + data.models.length + " models, " + tasks.length + " of " + data.tasks.length + " tasks";
+  }
+
+  function setupFilters() {
+    var choices = {
+      category: data.categories.map(function (c) { return [c, c]; }),
+      type: data.task_types.map(function (t) { return [t, t]; }),
+      modality: data.modalities.map(function (m) { return [m, m]; }),
+      size: data.sizes.map(function (s) { return [s.key, s.label]; })
+    };
+    FILTERS.forEach(function (name) {
+      var select = document.getElementById("filter-" + name);
+      choices[name].forEach(function (choice) { select.appendChild(el("option", { value: choice[0] }, choice[1])); });
+      select.addEventListener("change", function () { state[name] = select.value; render(); });
+    });
+    document.getElementById("filter-reset").addEventListener("click", function () {
+      FILTERS.forEach(function (name) { state[name] = ""; document.getElementById("filter-" + name).value = ""; });
+      render();
+    });
+  }
+
+  document.getElementById("provenance").textContent =
+    "Generated " + data.generated + " from " + data.models.length + " model runs; data revision(s): " +
+    data.data_revisions.join(", ");
+  setupFilters();
+  renderFigures();
+  render();
+}());

@@ -1,0 +1,147 @@
+"""Submissions on the Hub: open one pull request per submission, and read back every merged one.
+
+A submissions repository is a Hub dataset repo holding `results/<org__model>/<revision>/*.json`. A submission
+is a single commit opened as a pull request, so a failed upload leaves nothing behind, and merged pull requests
+are what `main` holds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+from huggingface_hub import CommitInfo, CommitOperationAdd, HfApi
+from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
+
+from genebench.errors import SubmissionError
+from genebench.leaderboard.validate import MAX_FILE_BYTES, MAX_SUBMISSION_BYTES, ModelRun, check_safe_name
+
+logger = logging.getLogger(__name__)
+
+RESULTS_PREFIX = "results"
+"""Folder of the submissions repository that holds the results."""
+REPO_TYPE = "dataset"
+MAX_LEADERBOARD_BYTES = 16 * MAX_SUBMISSION_BYTES
+"""Largest total size of all merged results read by `download_submissions` (bytes)."""
+
+
+def _results_on_main(api: HfApi, repo_id: str) -> dict[str, int]:
+    """Map each file under `results/` on `main` to its size; empty when the folder does not exist yet."""
+    try:
+        entries = list(
+            api.list_repo_tree(
+                repo_id, path_in_repo=RESULTS_PREFIX, recursive=True, repo_type=REPO_TYPE, revision="main"
+            )
+        )
+    except RepositoryNotFoundError:
+        raise SubmissionError(
+            f"submissions repo {repo_id!r}: expected an existing Hub dataset repo, found none; create it with "
+            f"`hf repo create {repo_id} --repo-type dataset` or check --repo and your token."
+        ) from None
+    except EntryNotFoundError:
+        return {}
+    except HfHubHTTPError as exc:
+        raise SubmissionError(f"submissions repo {repo_id!r}: could not list its files ({exc}); retry later.") from None
+    return {entry.path: entry.size for entry in entries if hasattr(entry, "size")}
+
+
+def submit_runs(
+    runs: Sequence[ModelRun], repo_id: str, *, endpoint: str | None = None, token: str | None = None
+) -> CommitInfo:
+    """Open a pull request adding validated runs to a submissions repo, all files in one commit.
+
+    Args:
+        runs: Runs returned by `validate_results`.
+        repo_id: The submissions dataset repo, `org/name`.
+        endpoint: Hub endpoint; default `HF_ENDPOINT` or https://huggingface.co.
+        token: Hub token; default the stored or `HF_TOKEN` token.
+
+    Returns:
+        The commit, with `pr_url` set.
+
+    Raises:
+        SubmissionError: If a run is already on `main`, or the Hub refuses the commit.
+    """
+    if not runs:
+        raise SubmissionError("submission: expected at least one validated run, found none; pass a results folder.")
+    api = HfApi(endpoint=endpoint, token=token)
+    existing = _results_on_main(api, repo_id)
+    existing_runs = {str(PurePosixPath(path).parent.relative_to(RESULTS_PREFIX)) for path in existing}
+    if duplicates := sorted(run.key for run in runs if run.key in existing_runs):
+        raise SubmissionError(
+            f"submission to {repo_id!r}: {duplicates} already on the leaderboard (main); duplicates are rejected. "
+            "Submit a new model revision instead."
+        )
+    operations = [
+        CommitOperationAdd(
+            path_in_repo=f"{RESULTS_PREFIX}/{relative}", path_or_fileobj=(run.root / relative).read_bytes()
+        )
+        for run in runs
+        for relative in run.files
+    ]
+    names = ", ".join(run.key for run in runs)
+    try:
+        commit = api.create_commit(
+            repo_id,
+            operations,
+            commit_message=f"Submit {names}"[:200],
+            commit_description=f"genebench submission: {len(operations)} files for {names}.",
+            repo_type=REPO_TYPE,
+            create_pr=True,
+        )
+    except HfHubHTTPError as exc:
+        raise SubmissionError(
+            f"submission to {repo_id!r}: the Hub refused the commit ({exc}); nothing was committed, "
+            "retry the same command."
+        ) from None
+    logger.info("Opened %s with %d files.", commit.pr_url, len(operations))
+    return commit
+
+
+def download_submissions(
+    repo_id: str, dest: str | Path, *, endpoint: str | None = None, token: str | None = None
+) -> Path:
+    """Download every merged submission (the `results/` folder on `main`) into `dest`.
+
+    Paths and sizes are checked from the listing before anything is downloaded.
+
+    Returns:
+        The local `results` folder, ready for `validate_results`.
+    """
+    api = HfApi(endpoint=endpoint, token=token)
+    files = _results_on_main(api, repo_id)
+    if not files:
+        raise SubmissionError(
+            f"submissions repo {repo_id!r}: expected merged results under {RESULTS_PREFIX}/ on main, found none; "
+            "merge a submission pull request first."
+        )
+    total = 0
+    for path, size in files.items():
+        parts = PurePosixPath(path).parts
+        if len(parts) != 4:
+            raise SubmissionError(
+                f"submissions repo {repo_id!r} file {path!r}: expected {RESULTS_PREFIX}/<org__model>/<revision>/"
+                "<task>.json; remove it from the repo."
+            )
+        for part in parts[1:]:
+            check_safe_name(part, what=f"submissions repo {repo_id!r} path component")
+        if size > MAX_FILE_BYTES:
+            raise SubmissionError(
+                f"submissions repo {repo_id!r} file {path!r}: expected at most {MAX_FILE_BYTES} bytes, found {size}; "
+                "remove it from the repo."
+            )
+        total += size
+    if total > MAX_LEADERBOARD_BYTES:
+        raise SubmissionError(
+            f"submissions repo {repo_id!r}: expected at most {MAX_LEADERBOARD_BYTES} bytes of results, found {total}; "
+            "remove oversized submissions from the repo."
+        )
+    dest = Path(dest)
+    try:
+        for path in sorted(files):
+            api.hf_hub_download(repo_id, path, repo_type=REPO_TYPE, revision="main", local_dir=dest)
+    except HfHubHTTPError as exc:
+        raise SubmissionError(f"submissions repo {repo_id!r}: download failed ({exc}); retry later.") from None
+    logger.info("Downloaded %d files from %s.", len(files), repo_id)
+    return dest / RESULTS_PREFIX

@@ -1,0 +1,351 @@
+"""Submission validation: every result file is checked before it is shown or uploaded.
+
+A results folder holds `<org__model>/<revision>/<task-file>.json` files, one `TaskResult` each, with
+`model_meta.json` beside them. `validate_results` reads such a folder and returns one `ModelRun` per
+(model, revision), or raises one `SubmissionError` naming the file, what was expected, what was found and
+what to do. Nothing read here is ever executed; strings that look like markup are rejected outright.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from genebench.errors import SubmissionError
+from genebench.results import ModelInfo, TaskResult
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Largest result or metadata file accepted (bytes)."""
+MAX_SUBMISSION_BYTES = 256 * 1024 * 1024
+"""Largest total size of one submission (bytes)."""
+MAX_NAME_CHARS = 200
+"""Longest path component accepted."""
+SCORE_TOLERANCE = 1e-9
+"""How far a stored mean or std may be from the one recomputed from its folds."""
+META_FILE = "model_meta.json"
+ADAPTERS = ("token", "description", "dna", "protein", "precomputed", "baseline")
+"""Input modalities a result's `model.adapter` may name."""
+
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+_MARKUP = re.compile(r"<\s*[A-Za-z!/?]|javascript\s*:|data\s*:\s*text/html|&#", re.IGNORECASE)
+_FORBIDDEN_CHARS = set('/\\<>:"|?*')
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """One model at one revision: its validated results and metadata.
+
+    Attributes:
+        dir_name: The `<org__model>` folder name.
+        model: The model record shared by all its results.
+        meta: The parsed `model_meta.json`.
+        dataset_revision: The data revision shared by all its results.
+        results: One validated result per task, sorted by task name.
+        files: Paths of the files read, relative to the results root, in POSIX form.
+        root: The results root they were read from.
+    """
+
+    dir_name: str
+    model: ModelInfo
+    meta: dict[str, Any]
+    dataset_revision: dict[str, Any]
+    results: tuple[TaskResult, ...]
+    files: tuple[str, ...]
+    root: Path = field(compare=False)
+
+    @property
+    def key(self) -> str:
+        """`<org__model>/<revision>`: unique per run, safe as a relative path."""
+        return f"{self.dir_name}/{self.model.revision}"
+
+
+def check_safe_name(name: str, *, what: str) -> str:
+    """Return `name` if it is safe as one path component, else raise `SubmissionError`.
+
+    Rejects empty names, `.` and `..`, leading dots, separators and characters invalid on common file systems,
+    control characters, and names over `MAX_NAME_CHARS`.
+
+    >>> check_safe_name("org__model", what="model folder")
+    'org__model'
+    """
+    problem = None
+    if not name or name in (".", ".."):
+        problem = "an empty name or '.'/'..'"
+    elif name.startswith("."):
+        problem = "a name starting with '.'"
+    elif len(name) > MAX_NAME_CHARS:
+        problem = f"{len(name)} characters (at most {MAX_NAME_CHARS})"
+    elif bad := sorted({c for c in name if c in _FORBIDDEN_CHARS or unicodedata.category(c).startswith("C")}):
+        problem = f"the characters {bad}"
+    if problem:
+        raise SubmissionError(
+            f"{what} {name!r}: expected a name safe as one path component (no separators, traversal or control "
+            f"characters), found {problem}; rename it."
+        )
+    return name
+
+
+def check_no_markup(value: Any, *, what: str) -> None:
+    """Raise `SubmissionError` if any string in `value` (searched recursively) looks like HTML or script.
+
+    >>> check_no_markup({"description": "A protein language model"}, what="model_meta.json")
+    """
+    if isinstance(value, str):
+        if match := _MARKUP.search(value):
+            raise SubmissionError(
+                f"{what}: expected plain text, found markup {match.group(0)!r} in {value[:80]!r}; "
+                "remove HTML, script and character references from model names and descriptions."
+            )
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            check_no_markup(key, what=what)
+            check_no_markup(item, what=f"{what} [{key}]")
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_no_markup(item, what=what)
+
+
+def check_scores(result: TaskResult, *, source: str) -> None:
+    """Check that every metric's mean and std recompute from its folds (np.std, ddof=0) within `SCORE_TOLERANCE`."""
+    if result.skipped is None and result.main_score not in result.scores:
+        raise SubmissionError(
+            f"{source}: expected the main score {result.main_score!r} in scores, found {sorted(result.scores)}; "
+            "rerun `genebench run` for this task."
+        )
+    for metric, score in result.scores.items():
+        folds = np.asarray(score.folds, dtype=float)
+        finite = math.isfinite(score.mean) and math.isfinite(score.std)
+        if folds.size == 0 or not np.isfinite(folds).all() or not finite:
+            raise SubmissionError(
+                f"{source}: expected finite per-fold values for {metric!r}, found folds={score.folds}, "
+                f"mean={score.mean}, std={score.std}; rerun `genebench run` for this task."
+            )
+        for stat, stored, recomputed in (("mean", score.mean, folds.mean()), ("std", score.std, folds.std())):
+            if abs(stored - recomputed) > SCORE_TOLERANCE:
+                raise SubmissionError(
+                    f"{source}: {metric} {stat} {stored!r} does not match the {stat} of its folds {recomputed!r} "
+                    f"(tolerance {SCORE_TOLERANCE}); results must not be edited by hand, rerun `genebench run`."
+                )
+
+
+def _read_json(path: Path, *, source: str) -> Any:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise SubmissionError(
+            f"{source}: expected at most {MAX_FILE_BYTES} bytes, found {size}; "
+            "result files this large are not produced by `genebench run`, remove or regenerate it."
+        )
+    try:
+        return json.loads(path.read_bytes())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SubmissionError(f"{source}: expected valid UTF-8 JSON, found {exc}; regenerate the file.") from exc
+
+
+def load_result(path: Path, *, source: str) -> TaskResult:
+    """Read and schema-validate one result file, checking its size, scores and model fields."""
+    document = _read_json(path, source=source)
+    try:
+        result = TaskResult.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise SubmissionError(
+            f"{source}: expected a genebench TaskResult, found {exc.error_count()} schema error(s), first at "
+            f"{where!r}: {first['msg']}; regenerate it with `genebench run`."
+        ) from None
+    check_scores(result, source=source)
+    check_model(result.model, source=source)
+    return result
+
+
+def check_model(model: ModelInfo, *, source: str) -> None:
+    """Check a result's model record: a Hub-style id, a safe revision, a known adapter and no markup."""
+    check_no_markup(model.model_dump(), what=f"{source} model")
+    if not _MODEL_ID.fullmatch(model.id):
+        raise SubmissionError(
+            f"{source}: expected model.id like 'org/name' (letters, digits, '.', '_', '-'), found {model.id!r}; "
+            "use the model's Hub id."
+        )
+    check_safe_name(model.revision, what=f"{source} model.revision")
+    if model.adapter not in ADAPTERS:
+        raise SubmissionError(
+            f"{source}: expected model.adapter in {list(ADAPTERS)}, found {model.adapter!r}; "
+            "rerun with a known --input."
+        )
+    n_parameters = model.settings.get("n_parameters")
+    if n_parameters is not None and (
+        isinstance(n_parameters, bool) or not isinstance(n_parameters, int) or n_parameters < 0
+    ):
+        raise SubmissionError(
+            f"{source}: expected model.settings.n_parameters to be a non-negative integer, found {n_parameters!r}."
+        )
+
+
+def check_runs(
+    runs: Iterable[ModelRun], *, expected_tasks: Iterable[str] | None = None, expected_data_hash: str | None = None
+) -> None:
+    """Check each run names the expected data revision and holds exactly the expected tasks.
+
+    Args:
+        runs: Runs from `validate_results`.
+        expected_tasks: The task names of the dataset revision. None skips the task-set check.
+        expected_data_hash: The `data_hash` of the dataset revision. None skips the revision check.
+    """
+    expected = None if expected_tasks is None else set(expected_tasks)
+    for run in runs:
+        found_hash = run.dataset_revision.get("data_hash")
+        if expected_data_hash is not None and found_hash != expected_data_hash:
+            raise SubmissionError(
+                f"results {run.key}: expected dataset revision data_hash {expected_data_hash!r}, found "
+                f"{found_hash!r}; rerun `genebench run` against the current benchmark data."
+            )
+        if expected is None:
+            continue
+        found = {result.task.name for result in run.results}
+        if unknown := sorted(found - expected):
+            raise SubmissionError(
+                f"results {run.key}: expected only tasks of this dataset revision, found {len(unknown)} unknown: "
+                f"{unknown[:5]}; remove them or rerun against the current data."
+            )
+        if missing := sorted(expected - found):
+            raise SubmissionError(
+                f"results {run.key}: expected all {len(expected)} tasks of the dataset revision, found "
+                f"{len(missing)} missing: {missing[:5]}; rerun `genebench run` for the whole benchmark (it resumes)."
+            )
+
+
+def _load_meta(path: Path, *, source: str, model: ModelInfo) -> dict[str, Any]:
+    if not path.is_file():
+        raise SubmissionError(f"{source}: expected {META_FILE} beside the results, found none; rerun `genebench run`.")
+    meta = _read_json(path, source=source)
+    if not isinstance(meta, dict):
+        raise SubmissionError(f"{source}: expected a JSON object, found {type(meta).__name__}; rerun `genebench run`.")
+    check_no_markup(meta, what=source)
+    for key in ("id", "revision"):
+        if key in meta and meta[key] != getattr(model, key):
+            raise SubmissionError(
+                f"{source}: expected {key} {getattr(model, key)!r} as in the results, found {meta[key]!r}; "
+                "results and metadata must come from the same run."
+            )
+    return meta
+
+
+def _load_run(root: Path, run_dir: Path) -> ModelRun:
+    dir_name, revision = run_dir.parent.name, run_dir.name
+    where = f"{dir_name}/{revision}"
+    check_safe_name(dir_name, what="model folder")
+    check_safe_name(revision, what="revision folder")
+    paths = sorted(p for p in run_dir.iterdir() if p.suffix == ".json" and p.name != META_FILE)
+    if not paths:
+        raise SubmissionError(f"results {where}: expected result JSON files, found none; rerun `genebench run`.")
+    results: dict[str, tuple[TaskResult, str]] = {}
+    for path in paths:
+        source = f"{where}/{path.name}"
+        check_safe_name(path.name, what="result file")
+        result = load_result(path, source=source)
+        if (result.model.id.replace("/", "__"), result.model.revision) != (dir_name, revision):
+            raise SubmissionError(
+                f"{source}: expected model {dir_name.replace('__', '/')!r} at revision {revision!r} (its folder), "
+                f"found {result.model.id!r} at {result.model.revision!r}; keep each result in its model's folder."
+            )
+        if result.task.name in results:
+            raise SubmissionError(
+                f"{source}: duplicate result for task {result.task.name!r}, already in {results[result.task.name][1]}; "
+                "keep one file per task."
+            )
+        results[result.task.name] = (result, source)
+    first = results[min(results)][0]
+    for result, source in results.values():
+        for name, value, reference in (
+            ("model", result.model, first.model),
+            ("dataset_revision", result.dataset_revision, first.dataset_revision),
+        ):
+            if value != reference:
+                raise SubmissionError(
+                    f"{source}: expected the same {name} as the other results of {where}, found {value!r} vs "
+                    f"{reference!r}; results of one run must come from one model and one data revision."
+                )
+    meta = _load_meta(run_dir / META_FILE, source=f"{where}/{META_FILE}", model=first.model)
+    return ModelRun(
+        dir_name=dir_name,
+        model=first.model,
+        meta=meta,
+        dataset_revision=first.dataset_revision,
+        results=tuple(results[name][0] for name in sorted(results)),
+        files=tuple(p.relative_to(root).as_posix() for p in [*paths, run_dir / META_FILE]),
+        root=root,
+    )
+
+
+def validate_results(
+    results_dir: str | Path,
+    *,
+    expected_tasks: Iterable[str] | None = None,
+    expected_data_hash: str | None = None,
+) -> list[ModelRun]:
+    """Validate a results folder and return its runs.
+
+    Args:
+        results_dir: Root holding `<org__model>/<revision>/*.json`.
+        expected_tasks: The task names of the dataset revision; each run must have exactly these.
+            None skips the task-set check.
+        expected_data_hash: The `data_hash` of the dataset revision every result must name. None skips the check.
+
+    Returns:
+        One `ModelRun` per (model, revision), sorted by key.
+
+    Raises:
+        SubmissionError: On the first problem found.
+    """
+    root = Path(results_dir)
+    if not root.is_dir():
+        raise SubmissionError(
+            f"results folder {str(root)!r}: expected a folder, found none; pass the --out of `genebench run`."
+        )
+    json_files = [p for p in root.rglob("*.json") if p.is_file() or p.is_symlink()]
+    if links := sorted(p.relative_to(root).as_posix() for p in json_files if p.is_symlink()):
+        raise SubmissionError(
+            f"results folder {str(root)!r}: expected regular files, found links {links[:3]}; copy the files instead."
+        )
+    total = sum(p.lstat().st_size for p in json_files)
+    if total > MAX_SUBMISSION_BYTES:
+        raise SubmissionError(
+            f"results folder {str(root)!r}: expected at most {MAX_SUBMISSION_BYTES} bytes of JSON, found {total}; "
+            "submit one model at a time."
+        )
+    if misplaced := sorted(p.relative_to(root).as_posix() for p in json_files if len(p.relative_to(root).parts) != 3):
+        raise SubmissionError(
+            f"results folder {str(root)!r}: expected files at <org__model>/<revision>/<task>.json, found "
+            f"{misplaced[:3]}; pass the --out folder of `genebench run`."
+        )
+    run_dirs = sorted({p.parent for p in json_files})
+    if not run_dirs:
+        raise SubmissionError(
+            f"results folder {str(root)!r}: expected result JSON files, found none; run `genebench run`."
+        )
+    runs = [_load_run(root, run_dir) for run_dir in run_dirs]
+    check_runs(runs, expected_tasks=expected_tasks, expected_data_hash=expected_data_hash)
+    return runs
+
+
+def merge_runs(groups: Iterable[list[ModelRun]]) -> list[ModelRun]:
+    """Concatenate runs from several folders, rejecting a (model, revision) that appears twice."""
+    merged: dict[str, ModelRun] = {}
+    for runs in groups:
+        for run in runs:
+            if run.key in merged:
+                raise SubmissionError(
+                    f"results {run.key}: duplicate run, found in both {str(merged[run.key].root)!r} and "
+                    f"{str(run.root)!r}; pass each model's results once."
+                )
+            merged[run.key] = run
+    return [merged[key] for key in sorted(merged)]

@@ -1,0 +1,87 @@
+"""Probe settings: one frozen record with declared bounds, recorded with every result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+_BOUNDS: dict[str, tuple[float, float | None, str]] = {
+    "C": (0.0, None, "(0, inf)"),
+    "tol": (0.0, None, "(0, inf)"),
+    "max_iter": (1, None, "[1, inf)"),
+    "memory": (1, 100, "[1, 100]"),
+    "ridge_alpha": (0.0, None, "(0, inf)"),
+    "min_covered": (2, None, "[2, inf)"),
+}
+"""Parameter -> (lower, upper, interval as written). A lower bound of 0.0 is open, an integer one closed."""
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "categorical": ("multinomial", "ovr"),
+    "pair_mode": ("mean", "concat"),
+    "ordered_pair_mode": ("concat", "mean"),
+    "device": ("auto", "cpu", "cuda"),
+}
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """How every probe is fitted. The defaults are the reference's: C=1 on standardised features.
+
+    Args:
+        C: inverse L2 strength of the logistic probes, as in scikit-learn's `LogisticRegression`
+            (the objective is ``mean(log loss) + ||w||^2 / (2 C n_train)``; the intercept is not penalised).
+        tol: stop when every entry of that objective's gradient is at most `tol` in absolute value
+            (scikit-learn's lbfgs `gtol`).
+        max_iter: iteration cap per solve; iterations used are recorded with each result.
+        memory: L-BFGS history length.
+        categorical: "multinomial" (one softmax probe; recommended) or "ovr" (one probe per class,
+            probabilities renormalised as scikit-learn does).
+        pair_mode: unordered gene pairs: "mean" of the two vectors (the reference) or "concat".
+        ordered_pair_mode: ordered pairs scored per read-out gene (PerturbQA: perturbed gene, read-out
+            gene): "concat" (default, keeps which gene is which) or "mean".
+        ridge_alpha: L2 strength of the ridge probe for regression tasks.
+        min_covered: a task with fewer covered rows is skipped (recorded in its result).
+        device: "cpu" (numpy), "cuda" (torch on the GPU) or "auto" (cuda when torch sees one).
+
+    Examples:
+        >>> ProbeSettings(C=0.5).C
+        0.5
+    """
+
+    C: float = 1.0
+    tol: float = 1e-4
+    max_iter: int = 5000
+    memory: int = 10
+    categorical: Literal["multinomial", "ovr"] = "multinomial"
+    pair_mode: Literal["mean", "concat"] = "mean"
+    ordered_pair_mode: Literal["concat", "mean"] = "concat"
+    ridge_alpha: float = 1.0
+    min_covered: int = 10
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+
+    def __post_init__(self) -> None:
+        for name, (low, high, interval) in _BOUNDS.items():
+            value = getattr(self, name)
+            is_int = isinstance(low, int)
+            ok = isinstance(value, int) if is_int else isinstance(value, (int, float)) and not isinstance(value, bool)
+            if ok:
+                ok = (value >= low if is_int else value > low) and (high is None or value <= high)
+            if not ok:
+                raise ValueError(f"ProbeSettings.{name}: expected {'an int' if is_int else 'a number'} in {interval}, "
+                                 f"found {value!r}; pass a value in range.")
+        for name, choices in _CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ValueError(f"ProbeSettings.{name}: expected one of {list(choices)}, found {getattr(self, name)!r}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict (recorded in each result's `probe`)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> ProbeSettings:
+        """Settings from a dict such as a result's `probe`; unknown keys are an error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"ProbeSettings: unknown settings {unknown}; expected some of {sorted(known)}.")
+        return cls(**values)

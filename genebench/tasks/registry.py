@@ -1,0 +1,94 @@
+"""The task registry: every task of a data folder, filtered by family, category and type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from genebench.data import BenchmarkData, open_data, unknown_name_message
+from genebench.errors import UnknownTaskError
+from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, TaskMetadata
+from genebench.tasks.task import Task
+
+DataLike = str | Path | BenchmarkData | None
+
+
+class TaskList(tuple):
+    """A tuple of `TaskMetadata` with table views."""
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per task: name, family, category, type, rows, labels, parent."""
+        return pd.DataFrame([
+            {"name": m.name, "family": m.family, "category": m.category, "type": m.type,
+             "n_entities": m.n_entities, "n_labels": len(m.label_names), "parent": m.parent}
+            for m in self
+        ])
+
+    def to_markdown(self) -> str:
+        """The same table as markdown."""
+        return self.to_dataframe().to_markdown(index=False)
+
+    @property
+    def names(self) -> list[str]:
+        """Task names, in order."""
+        return [m.name for m in self]
+
+
+def resolve_data(data: DataLike) -> BenchmarkData:
+    """An opened `BenchmarkData` from a folder, a Hub id, an opened one, or None (the default data)."""
+    return data if isinstance(data, BenchmarkData) else open_data(data)
+
+
+def list_tasks(
+    *,
+    family: str | list[str] | None = None,
+    category: str | list[str] | None = None,
+    type: str | list[str] | None = None,
+    include_derived: bool = True,
+    data: DataLike = None,
+) -> TaskList:
+    """Tasks matching every given filter; each filter takes one value or a list.
+
+    Examples:
+        >>> list_tasks(category="localization", type="multi-label").names  # doctest: +SKIP
+        ['Subcellular location']
+    """
+    opened = resolve_data(data)
+    families = _check("family", family, opened.families)
+    categories = _check("category", category, list(CATEGORIES))
+    types = _check("type", type, list(TASK_TYPES))
+    return TaskList(
+        meta for meta in opened.tasks()
+        if (families is None or meta.family in families)
+        and (categories is None or meta.category in categories)
+        and (types is None or meta.type in types)
+        and (include_derived or meta.parent is None)
+    )
+
+
+def get_task_metadata(name: str, *, data: DataLike = None) -> TaskMetadata:
+    """One task's metadata (old names resolve with a warning)."""
+    return resolve_data(data).metadata(name)
+
+
+def load_task(name: str, *, data: DataLike = None) -> Task:
+    """Load a task's entities, labels (numpy; multi-hot for multi-label) and folds.
+
+    Examples:
+        >>> task = load_task("TF vs non-TF")  # doctest: +SKIP
+        >>> task.entities.shape, task.labels.shape, task.n_splits  # doctest: +SKIP
+        ((2757,), (2757,), 5)
+    """
+    return resolve_data(data).load_task(name)
+
+
+def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[str] | None:
+    if value is None:
+        return None
+    values = {value} if isinstance(value, str) else set(value)
+    for item in values:
+        if item not in known:
+            raise UnknownTaskError(unknown_name_message(kind, item, known).replace(
+                "List them with `genebench tasks`.", f"Known: {', '.join(known)}."))
+    return values

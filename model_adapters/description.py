@@ -1,0 +1,102 @@
+"""Description input: each gene's text description through a text encoder.
+
+sentence-transformers models (a `modules.json` in the folder or repo) run through their own modules;
+any other transformers encoder is mean-pooled over its last hidden state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from genebench.embeddings import GeneEmbeddings
+from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
+from model_adapters.clients.ncbi import NCBIClient
+from model_adapters.descriptions import DescriptionSource
+from model_adapters.hf import HFEncoder, Pooling, SentenceEncoder, is_sentence_transformer, resolve_model
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class DescriptionAdapter:
+    """Encode "Gene symbol X full name Y with the summary Z" texts with a text model.
+
+    Args:
+        model: Hub id or local folder of a text encoder.
+        hgnc: the HGNC table (`genebench.symbols.read_hgnc`).
+        source: description source: "refseq", "ncbi", "hgnc" or "csv".
+        descriptions: the refseq file or user CSV (see `model_adapters.descriptions`).
+        pooling: "mean" or "cls" for plain transformers encoders; sentence-transformers use their own.
+        revision: commit, tag or branch of the model.
+        trust_remote_code: allow code shipped with the model to run.
+        device: "cuda", "mps" or "cpu"; None picks the best available.
+        batch_size: texts per forward pass.
+        ncbi_client: client for source "ncbi".
+
+    Examples:
+        >>> adapter = DescriptionAdapter("all-MiniLM-L6-v2", hgnc=hgnc, source="hgnc")  # doctest: +SKIP
+        >>> adapter.encode(["TP53", "BRCA1"]).vectors.shape  # doctest: +SKIP
+        (2, 384)
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        hgnc: pd.DataFrame,
+        source: str = "refseq",
+        descriptions: str | Path | None = None,
+        pooling: Pooling = "mean",
+        revision: str | None = None,
+        trust_remote_code: bool = False,
+        device: str | None = None,
+        batch_size: int = 64,
+        ncbi_client: NCBIClient | None = None,
+    ) -> None:
+        self.model = model
+        self.hgnc = hgnc
+        self.source = DescriptionSource(source, hgnc=hgnc, path=descriptions, client=ncbi_client)
+        self.pooling = pooling
+        self.revision = revision
+        self.trust_remote_code = trust_remote_code
+        self.device = device
+        self.batch_size = batch_size
+
+    @cached_property
+    def _encoder(self) -> SentenceEncoder | HFEncoder:
+        path, revision = resolve_model(self.model, self.revision)
+        settings = dict(revision=self.revision, trust_remote_code=self.trust_remote_code, device=self.device,
+                        batch_size=self.batch_size)
+        if is_sentence_transformer(path, revision):
+            return SentenceEncoder(self.model, **settings)
+        return HFEncoder(self.model, **settings)
+
+    @cached_property
+    def meta(self) -> AdapterMeta:
+        """Model, revision, pooling and description-source version."""
+        is_st = isinstance(self._encoder, SentenceEncoder)
+        return AdapterMeta(
+            model_id=self.model,
+            revision=self._encoder.location[1],
+            input="description",
+            pooling="sentence-transformers" if is_st else self.pooling,
+            trust_remote_code=self.trust_remote_code,
+            source_version=self.source.version,
+            settings={"source": self.source.source},
+        )
+
+    def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
+        """Vectors for genes with a description; unknown and undescribed genes are reported missing."""
+        known, unknown = split_known(symbols, self.hgnc)
+        described = self.source.describe(known)
+        genes = list(described.texts)
+        texts = [described.texts[s] for s in genes]
+        if isinstance(self._encoder, SentenceEncoder):
+            vectors = self._encoder.encode_texts(texts)
+        else:
+            vectors = self._encoder.encode_texts(texts, pooling=self.pooling)
+        return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none},
+                               **described.counts(), **self._encoder.notes)

