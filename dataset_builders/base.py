@@ -54,12 +54,14 @@ class Source:
         version: the release it names (`"current"` when the URL always serves the newest).
         local_names: glob patterns that find the file in a `--sources DIR` (in DIR/<family>/ or DIR/).
         sha256: checksum verified after a download, for versioned URLs.
+        is_dir: the source is a folder (e.g. a parquet directory of part files), given locally.
     """
 
     url: str
     version: str
     local_names: tuple[str, ...]
     sha256: str | None = None
+    is_dir: bool = False
 
 
 HGNC_SOURCE = Source(url=HGNC_URL, version="current", local_names=("hgnc_complete_set*",))
@@ -72,6 +74,10 @@ class RawTask:
     `rows` has a column `entity` (symbols, or identifiers named by `entity_id`), optionally `entity_2`,
     and `label` (a class name; a list of names for multi-label tasks) or `value` (regression), plus
     `split` ("train"/"test") for train-test tasks.
+
+    `keep_rows=True` keeps every published row exactly (PerturbQA): symbols are still renamed to current HGNC,
+    but a symbol HGNC cannot resolve is kept as published (counted as `n_kept_unresolved` in the symbol report),
+    and no row is merged, dropped as a conflict, or dropped below the minimum class size.
     """
 
     spec: TaskSpec
@@ -80,6 +86,7 @@ class RawTask:
     label_names: tuple[str, ...] = ()
     entity_id: str = "symbol"
     notes: list[str] = field(default_factory=list)
+    keep_rows: bool = False
 
 
 @dataclass
@@ -112,6 +119,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
     LICENSE: ClassVar[str]
     SOURCES: ClassVar[dict[str, Source]]
     TASKS: ClassVar[tuple[TaskSpec, ...]]
+    DIFFERENCES: ClassVar[str] = ""
+    """How this family's tasks differ from the reference's, and which source release explains it (for the card)."""
     SPLITS: ClassVar[str] = "cv"
     """`cv` (splits fold_0..fold_{k-1}) or `train-test` (PerturbQA's published split)."""
 
@@ -137,6 +146,10 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         mapper = SymbolMapper.from_file(self._fetch(dl_manager, "hgnc", HGNC_SOURCE))
         self.source_versions["hgnc"] = mapper.version
         self.hgnc_table = mapper.table
+        self.auxiliary: dict[str, pd.DataFrame] = {}
+        """Tables a family exports besides its task rows (`<family>/<name>.parquet`), filled by `read_tasks`."""
+        self.skipped_tasks: dict[str, str] = {}
+        """Declared tasks the sources cannot give (task name -> reason), filled by `read_tasks`."""
         frames, self.task_metadata = [], []
         for raw in self.read_tasks(paths, mapper):
             rows, metadata = self._materialise(raw, mapper)
@@ -173,12 +186,19 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         location = override or source.url
         if not _is_url(location):
             path = Path(location)
-            if not path.is_file():
+            if not (path.is_dir() if source.is_dir else path.is_file()):
+                kind = "folder" if source.is_dir else "file"
                 raise MissingSourceError(
-                    f"{self.FAMILY} source '{key}': local file '{path}' does not exist; pass an existing file "
+                    f"{self.FAMILY} source '{key}': local {kind} '{path}' does not exist; pass an existing {kind} "
                     f"or leave it unset to download {source.url}."
                 )
             return path
+        if source.is_dir:
+            raise MissingSourceError(
+                f"{self.FAMILY} source '{key}' is a folder of part files ({location}) that cannot be fetched as one "
+                f"download; mirror it (e.g. `wget -r -np {location}`) and pass --sources DIR with DIR/{self.FAMILY}/"
+                f"{source.local_names[0]}."
+            )
         try:
             path = Path(dl_manager.download(location))
         except Exception as exc:  # noqa: BLE001 - the download stack raises many unrelated types
@@ -200,7 +220,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         root = Path(self.config.sources_dir)
         for folder in (root / ("hgnc" if key == "hgnc" else self.FAMILY), root):
             for pattern in source.local_names:
-                found = sorted((p for p in folder.glob(pattern) if p.is_file()), reverse=True)
+                found = sorted((p for p in folder.glob(pattern) if (p.is_dir() if source.is_dir else p.is_file())),
+                               reverse=True)
                 if found:
                     return found
         return []
@@ -231,17 +252,22 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
     def _materialise(self, raw: RawTask, mapper: SymbolMapper) -> tuple[pd.DataFrame, list[TaskMetadata]]:
         spec, rows = raw.spec, raw.rows.copy()
         n_raw = len(rows)
-        rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper)
+        rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper, keep_unresolved=raw.keep_rows)
         multilabel = spec.type == "multi-label"
         if "entity_2" not in rows:
             rows["entity_2"] = None
-        key = rows["entity"] + "\t" + rows["entity_2"].fillna("")
-        if spec.type == "gene-pair binary":
-            low = np.minimum(rows["entity"], rows["entity_2"].fillna(""))
-            key = low + "\t" + np.maximum(rows["entity"], rows["entity_2"].fillna(""))
-        rows = rows.assign(_key=key)
-        rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=spec.type == "regression")
-        rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
+        if raw.keep_rows:
+            label_names = raw.label_names or tuple(sorted(set(rows["label"])))
+            rows, n_conflicts, dropped = rows.assign(_key=np.arange(len(rows)).astype(str)), 0, 0
+            _check_declared(rows, spec, label_names)
+        else:
+            key = rows["entity"] + "\t" + rows["entity_2"].fillna("")
+            if spec.type == "gene-pair binary":
+                low = np.minimum(rows["entity"], rows["entity_2"].fillna(""))
+                key = low + "\t" + np.maximum(rows["entity"], rows["entity_2"].fillna(""))
+            rows = rows.assign(_key=key)
+            rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=spec.type == "regression")
+            rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
         if spec.evaluation == "cv":
             folds = assign_folds(rows["_key"].to_numpy(), _strata(rows, spec, label_names), multilabel=multilabel,
                                  n_folds=self.config.n_folds, seed=self.config.seed, task_name=spec.name)
@@ -341,7 +367,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _normalise(rows: pd.DataFrame, spec: TaskSpec, entity_id: str, mapper: SymbolMapper) -> tuple[pd.DataFrame, dict]:
+def _normalise(rows: pd.DataFrame, spec: TaskSpec, entity_id: str, mapper: SymbolMapper, *,
+               keep_unresolved: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Map gene columns to current symbols; drop rows with an unresolved gene, or keep them as published."""
     columns = [c for c, kind in zip(("entity", "entity_2"), spec.entity_types) if kind == "gene" and c in rows]
     values = pd.unique(pd.concat([rows[c] for c in columns], ignore_index=True).astype(str).str.strip())
     if entity_id == "symbol":
@@ -351,6 +379,10 @@ def _normalise(rows: pd.DataFrame, spec: TaskSpec, entity_id: str, mapper: Symbo
         index = mapper.by_identifier(entity_id)
         mapping = {v: index[v] for v in values if v in index}
         summary = {"n_mapped": len(mapping), "n_renamed": 0, "n_ambiguous": 0, "n_unknown": len(values) - len(mapping)}
+    if keep_unresolved:
+        unresolved = [v for v in values if v not in mapping]
+        mapping = {**mapping, **{v: v for v in unresolved}}
+        summary = {**summary, "n_kept_unresolved": len(unresolved)}
     for column in columns:
         rows[column] = rows[column].astype(str).str.strip().map(mapping)
     rows = rows.dropna(subset=columns).reset_index(drop=True)
@@ -386,10 +418,14 @@ def _apply_min_class_size(rows: pd.DataFrame, spec: TaskSpec, declared: tuple[st
     small = ~rows["label"].isin(keep)
     rows = rows[~small].reset_index(drop=True)
     names = declared or tuple(sorted(keep))
+    _check_declared(rows, spec, names)
+    return rows, names, int(small.sum())
+
+
+def _check_declared(rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]) -> None:
     unknown = sorted(set(rows["label"]) - set(names))
     if unknown:
         raise SourceFormatError(f"task '{spec.name}': labels {unknown} are not among the declared {list(names)}.")
-    return rows, names, int(small.sum())
 
 
 def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray:

@@ -115,16 +115,25 @@ def _build_family(name: str, staging: Path, *, sources_dir: str | Path | None, h
             files.append(f"{name}/{split}.parquet")
         pq.write_table(metadata_table(builder.task_metadata), staging / "tasks.parquet")
         files.append(f"{name}/tasks.parquet")
+        auxiliary = {}
+        for table_name, table in sorted(builder.auxiliary.items()):
+            _write_parquet(table, staging / f"{table_name}.parquet")
+            files.append(f"{name}/{table_name}.parquet")
+            auxiliary[table_name] = {"path": f"{name}/{table_name}.parquet", "config": f"{name}_{table_name}",
+                                     "n_rows": len(table)}
         entry = {
             "description": cls.DESCRIPTION.strip(),
             "homepage": cls.HOMEPAGE,
             "license": cls.LICENSE,
             "citation": cls.CITATION.strip(),
-            "sources": {key: {"url": s.url, "version": s.version} for key, s in cls.SOURCES.items()},
+            "sources": {key: {"url": s.url, "version": s.version} for key, s in builder.SOURCES.items()},
             "source_versions": builder.source_versions,
             "splits": list(splits),
             "n_rows": int(sum(len(d) for d in splits.values())),
             "n_tasks": len(builder.task_metadata),
+            "auxiliary": auxiliary,
+            "differences": cls.DIFFERENCES.strip(),
+            "skipped_tasks": builder.skipped_tasks,
             "seed": seed,
             "n_folds": n_folds,
             "files": files,

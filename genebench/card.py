@@ -55,6 +55,10 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
          "data_files": [{"split": split, "path": f"{name}/{split}.parquet"} for split in entry["splits"]]}
         for name, entry in sorted(families.items())
     ]
+    configs += [
+        {"config_name": table["config"], "data_files": [{"split": "train", "path": table["path"]}]}
+        for _, entry in sorted(families.items()) for _, table in sorted(entry.get("auxiliary", {}).items())
+    ]
     configs.append({"config_name": "tasks", "data_files": [
         {"split": "train", "path": [f"{name}/tasks.parquet" for name in sorted(families)]}]})
     if (out / "symbols" / "hgnc.parquet").exists():
@@ -75,7 +79,7 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
         "# genebench", "", _SUMMARY,
         f"Data revision `{manifest.get('data_hash', '?')}`, built with genebench {manifest.get('genebench_version')}.",
         "", "## Supported tasks", "", _overview(tasks), "", tasks.to_markdown(index=False) if len(tasks) else "", "",
-        _LAYOUT, "## Source data", "", *_sources(families), "## Licensing", "",
+        _LAYOUT, "## Source data", "", *_sources(families), *_differences(families), "## Licensing", "",
         "Each family keeps its source's licence (table above). Cite the sources you use.", "",
         "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
     ])
@@ -107,6 +111,19 @@ def _overview(tasks: pd.DataFrame) -> str:
     lines = [f"{total} tasks ({len(tasks)} below plus {int(tasks['derived tasks'].sum())} derived binary tasks).", ""]
     lines += [f"- {category}: {n} tasks" for category, n in counts.items()]
     return "\n".join(lines)
+
+
+def _differences(families: dict[str, Any]) -> list[str]:
+    """Per family: how it differs from the reference, declared tasks its sources lacked, auxiliary tables."""
+    lines = []
+    for name, entry in sorted(families.items()):
+        items = [entry["differences"]] if entry.get("differences") else []
+        items += [f"Skipped '{task}': {reason}" for task, reason in entry.get("skipped_tasks", {}).items()]
+        items += [f"Auxiliary table `{table['config']}` ({table['path']}, {table['n_rows']} rows)."
+                  for table in entry.get("auxiliary", {}).values()]
+        if items:
+            lines += [f"### {name}", "", *(f"- {item}" for item in items), ""]
+    return ["## Differences from the reference and auxiliary tables", "", *lines] if lines else []
 
 
 def _sources(families: dict[str, Any]) -> list[str]:

@@ -106,7 +106,7 @@ class BenchmarkData:
         if family not in self.manifest["families"]:
             raise UnknownTaskError(unknown_name_message("family", family, self.families))
         if family not in self._tables:
-            files = sorted(f for f in self.manifest["families"][family]["files"] if not f.endswith("/tasks.parquet"))
+            files = [f"{family}/{split}.parquet" for split in self.manifest["families"][family]["splits"]]
             parts = [pq.read_table(self._checked(f)).to_pandas() for f in files]
             self._tables[family] = pd.concat(parts, ignore_index=True)
         return self._tables[family]
@@ -124,6 +124,20 @@ class BenchmarkData:
         entities = rows[["entity", "entity_2"]].to_numpy(dtype=object) if pairs else rows["entity"].to_numpy(
             dtype=object)
         return Task(meta, entities, labels_array(meta, rows), rows["fold"].to_numpy(dtype=np.int64))
+
+    def auxiliary(self, family: str, name: str) -> pd.DataFrame:
+        """A family's auxiliary table, e.g. `auxiliary("opentargets", "diseases")` (id, name, description).
+
+        Also loadable as the dataset config `<family>_<name>`.
+        """
+        if family not in self.manifest["families"]:
+            raise UnknownTaskError(unknown_name_message("family", family, self.families))
+        tables = self.manifest["families"][family].get("auxiliary", {})
+        if name not in tables:
+            raise UnknownTaskError(
+                f"family '{family}' has no auxiliary table '{name}'; it has {sorted(tables) or 'none'}."
+            )
+        return pq.read_table(self._checked(tables[name]["path"])).to_pandas()
 
     def hgnc(self) -> pd.DataFrame:
         """The HGNC table the data was normalised with (`genebench.symbols.read_hgnc` columns)."""

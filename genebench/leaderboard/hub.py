@@ -26,6 +26,12 @@ MAX_LEADERBOARD_BYTES = 16 * MAX_SUBMISSION_BYTES
 """Largest total size of all merged results read by `download_submissions` (bytes)."""
 
 
+def _reason(exc: HfHubHTTPError) -> str:
+    """One line: the HTTP status and the Hub's own message."""
+    message = " ".join((exc.server_message or str(exc).splitlines()[0]).split())
+    return f"HTTP {exc.response.status_code}: {message}"
+
+
 def _results_on_main(api: HfApi, repo_id: str) -> dict[str, int]:
     """Map each file under `results/` on `main` to its size; empty when the folder does not exist yet."""
     try:
@@ -42,7 +48,7 @@ def _results_on_main(api: HfApi, repo_id: str) -> dict[str, int]:
     except EntryNotFoundError:
         return {}
     except HfHubHTTPError as exc:
-        raise SubmissionError(f"submissions repo {repo_id!r}: could not list its files ({exc}); retry later.") from None
+        raise SubmissionError(f"submissions repo {repo_id!r}: could not list its files ({_reason(exc)}); retry later.") from None
     return {entry.path: entry.size for entry in entries if hasattr(entry, "size")}
 
 
@@ -92,7 +98,7 @@ def submit_runs(
         )
     except HfHubHTTPError as exc:
         raise SubmissionError(
-            f"submission to {repo_id!r}: the Hub refused the commit ({exc}); nothing was committed, "
+            f"submission to {repo_id!r}: the Hub refused the commit ({_reason(exc)}); nothing was committed, "
             "retry the same command."
         ) from None
     logger.info("Opened %s with %d files.", commit.pr_url, len(operations))
@@ -142,6 +148,6 @@ def download_submissions(
         for path in sorted(files):
             api.hf_hub_download(repo_id, path, repo_type=REPO_TYPE, revision="main", local_dir=dest)
     except HfHubHTTPError as exc:
-        raise SubmissionError(f"submissions repo {repo_id!r}: download failed ({exc}); retry later.") from None
+        raise SubmissionError(f"submissions repo {repo_id!r}: download failed ({_reason(exc)}); retry later.") from None
     logger.info("Downloaded %d files from %s.", len(files), repo_id)
     return dest / RESULTS_PREFIX

@@ -113,7 +113,9 @@ def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
     table = frame.pivot_table(index="model", columns="category", values="mean", aggfunc="mean")
     table = table[[c for c in CATEGORIES if c in table.columns]]
     table = table.loc[table.mean(axis=1).sort_values(ascending=False).index]
-    figure = Figure(figsize=(2.0 + 1.6 * table.shape[1], 1.2 + 0.45 * table.shape[0]), layout="constrained")
+    label_width = 0.075 * max(len(str(label)) for label in table.index)
+    size = (max(6.0, 2.5 + label_width + 1.5 * table.shape[1]), max(3.5, 2.2 + 0.5 * table.shape[0]))
+    figure = Figure(figsize=size, layout="constrained")
     axes = figure.add_subplot()
     image = axes.imshow(table.to_numpy(), cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
     axes.set_xticks(range(table.shape[1]), table.columns, rotation=30, ha="right")
@@ -123,7 +125,7 @@ def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
     figure.colorbar(image, ax=axes, label="mean ROC AUC over tasks")
     axes.set_title("Models \u00d7 categories")
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-        figure.savefig(Path(tmp) / "figure.png", dpi=110)
+        figure.savefig(Path(tmp) / "figure.png", dpi=120)
         os.replace(Path(tmp) / "figure.png", path)
     return path
 

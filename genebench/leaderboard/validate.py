@@ -108,7 +108,7 @@ def check_no_markup(value: Any, *, what: str) -> None:
     elif isinstance(value, Mapping):
         for key, item in value.items():
             check_no_markup(key, what=what)
-            check_no_markup(item, what=f"{what} [{key}]")
+            check_no_markup(item, what=f"{what}.{key}")
     elif isinstance(value, (list, tuple)):
         for item in value:
             check_no_markup(item, what=what)

@@ -70,8 +70,9 @@ class ProbeSettings:
                 raise ValueError(f"ProbeSettings.{name}: expected {'an int' if is_int else 'a number'} in {interval}, "
                                  f"found {value!r}; pass a value in range.")
         for name, choices in _CHOICES.items():
-            if getattr(self, name) not in choices:
-                raise ValueError(f"ProbeSettings.{name}: expected one of {list(choices)}, found {getattr(self, name)!r}.")
+            value = getattr(self, name)
+            if value not in choices:
+                raise ValueError(f"ProbeSettings.{name}: expected one of {list(choices)}, found {value!r}.")
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict (recorded in each result's `probe`)."""

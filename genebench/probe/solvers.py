@@ -24,6 +24,7 @@ _CHUNK = 8192
 _ARMIJO = 1e-4
 _MAX_BACKTRACK = 30
 _BASIS_ROWS = 4096
+_BASIS_RANK = 256
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,14 @@ class Basis:
 
     vectors: np.ndarray
     values: np.ndarray
+    tail: float = 0.0
 
     @classmethod
-    def from_features(cls, X: np.ndarray, *, max_rows: int = _BASIS_ROWS) -> Basis:
-        """The basis of `X`'s correlation, from at most `max_rows` evenly strided rows (no randomness)."""
+    def from_features(cls, X: np.ndarray, *, max_rows: int = _BASIS_ROWS, rank: int = _BASIS_RANK) -> Basis:
+        """The top-`rank` eigenpairs of `X`'s correlation, from at most `max_rows` evenly strided rows.
+
+        The remaining directions share one eigenvalue, `tail` (their mean), so the trace is kept.
+        """
         step = max(1, -(-len(X) // max_rows))
         rows = np.asarray(X[::step], dtype=np.float64)
         scale = rows.std(axis=0)
@@ -50,8 +55,11 @@ class Basis:
         else:
             _, singular, vt = np.linalg.svd(rows, full_matrices=False)
             values, vectors = singular**2 / len(rows), vt.T
-        keep = values > 1e-10 * max(values.max(initial=0.0), 1e-300)
-        return cls(vectors=vectors[:, keep], values=values[keep])
+        order = np.argsort(values)[::-1]
+        values, vectors = np.maximum(values[order], 0.0), vectors[:, order]
+        rest = rows.shape[1] - min(rank, len(values))
+        tail = float(values[rank:].sum() / rest) if rest else 0.0
+        return cls(vectors=vectors[:, :rank], values=values[:rank], tail=tail)
 
     def concat(self, other: Basis) -> Basis:
         """The block-diagonal basis of concatenated features [self | other]."""
@@ -59,7 +67,9 @@ class Basis:
         vectors = np.zeros((d1 + d2, self.vectors.shape[1] + other.vectors.shape[1]))
         vectors[:d1, : self.vectors.shape[1]] = self.vectors
         vectors[d1:, self.vectors.shape[1]:] = other.vectors
-        return Basis(vectors=vectors, values=np.concatenate([self.values, other.values]))
+        tail = (self.tail * (d1 - len(self.values)) + other.tail * (d2 - len(other.values))) / max(
+            d1 + d2 - len(self.values) - len(other.values), 1)
+        return Basis(vectors=vectors, values=np.concatenate([self.values, other.values]), tail=tail)
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,7 @@ class _Problem:
         self.curvature = 0.5 if multinomial else 0.25
         self.V = put(basis.vectors)
         self.values = put(basis.values)[:, None]
+        self.tail = basis.tail
         self.n, self.d = X.shape
         self.F, self.M = train.shape[1], Y.shape[1]
         self.to_numpy = lambda a: np.asarray(a.cpu()) if device is not None else np.asarray(a)
@@ -245,14 +256,14 @@ class _Problem:
         return xp.concat([weights, (total / self.n_train)[None]], axis=0)
 
     def precondition(self, grad: Any) -> Any:
-        """Apply the inverse of the Böhning bound ``c X'X / n + I / (C n)`` in the correlation eigenbasis."""
+        """Apply the inverse of the Böhning bound ``c X'X / n + I / (C n)``, X'X / n taken from the basis."""
         xp = self.xp
-        flat = xp.reshape(grad[: self.d], (self.d, -1))
-        inverse_ridge = self.C * self.n_train[:, 0]  # (F,)
-        project = xp.reshape(self.V.T @ flat, (-1, self.F, self.M))
-        shrink = 1 / (self.curvature * self.values + 1 / inverse_ridge) - inverse_ridge  # (r, F)
-        weights = inverse_ridge[:, None] * grad[: self.d] + xp.reshape(
-            self.V @ xp.reshape(shrink[:, :, None] * project, (project.shape[0], -1)), (self.d, self.F, self.M))
+        ridge = 1 / (self.C * self.n_train[:, 0])  # (F,)
+        tail = 1 / (self.curvature * self.tail + ridge)  # (F,)
+        project = xp.reshape(self.V.T @ xp.reshape(grad[: self.d], (self.d, -1)), (-1, self.F, self.M))
+        shrink = (1 / (self.curvature * self.values + ridge) - tail)[:, :, None] * project  # (r, F, M)
+        weights = tail[:, None] * grad[: self.d] + xp.reshape(
+            self.V @ xp.reshape(shrink, (shrink.shape[0], -1)), (self.d, self.F, self.M))
         return xp.concat([weights, grad[self.d:] / self.curvature], axis=0)
 
     def minimise(self, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:

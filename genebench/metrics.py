@@ -1,0 +1,202 @@
+"""Metrics as plain functions: ranking metrics take scores, label metrics take hard predictions.
+
+ROC AUC is the primary score. It is always computed from predicted probabilities (for multi-label
+tasks too: the reference scored those on hard 0/1 predictions, which is wrong). Text metrics for
+PerturbQA's gene-set summaries import their libraries lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import rankdata, spearmanr
+from sklearn.metrics import accuracy_score, precision_recall_fscore_support
+
+BINARY_TYPES = ("binary", "derived binary", "gene-pair binary")
+CLASSIFICATION_TYPES = (*BINARY_TYPES, "categorical", "multi-label")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What a metric measures: its direction and what it reads."""
+
+    higher_is_better: bool
+    needs: str
+    description: str
+
+
+METRICS: dict[str, MetricInfo] = {
+    "roc_auc": MetricInfo(True, "scores", "ROC AUC; categorical: one-vs-rest, weighted; multi-label: weighted."),
+    "auc_per_gene": MetricInfo(True, "scores", "PerturbQA: ROC AUC per read-out gene (one-class genes skipped), mean."),
+    "f1_weighted": MetricInfo(True, "predictions", "F1 averaged over classes (labels) weighted by support."),
+    "precision_weighted": MetricInfo(True, "predictions", "Precision averaged over classes weighted by support."),
+    "recall_weighted": MetricInfo(True, "predictions", "Recall averaged over classes weighted by support."),
+    "accuracy": MetricInfo(True, "predictions", "Fraction correct; multi-label: exact-match (subset) accuracy."),
+    "r2": MetricInfo(True, "predictions", "Coefficient of determination."),
+    "rmse": MetricInfo(False, "predictions", "Root mean squared error."),
+    "spearman": MetricInfo(True, "predictions", "Spearman rank correlation."),
+    "rouge1_recall": MetricInfo(True, "text", "ROUGE-1 recall of a summary against its reference, mean."),
+    "bertscore_f1": MetricInfo(True, "text", "BERTScore F1 of a summary against its reference, mean."),
+}
+"""Every metric genebench reports, by name."""
+
+
+def _check_type(task_type: str, allowed: Sequence[str]) -> None:
+    if task_type not in allowed:
+        raise ValueError(f"task_type: expected one of {list(allowed)}, found {task_type!r}.")
+
+
+def _column_auc(y_true: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ROC AUC of each column (Mann-Whitney with mid-ranks, equal to the trapezoidal ROC area).
+
+    Returns:
+        (auc, positives), each shape (n_columns,); auc is NaN where a column has a single class.
+    """
+    y_true = np.asarray(y_true, dtype=bool)
+    ranks = rankdata(np.asarray(y_score, dtype=np.float64), axis=0)
+    positives = y_true.sum(axis=0)
+    negatives = len(y_true) - positives
+    rank_sum = np.where(y_true, ranks, 0.0).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        auc = (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+    return np.where((positives > 0) & (negatives > 0), auc, np.nan), positives
+
+
+def roc_auc(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str) -> float:
+    """ROC AUC from scores, by task type.
+
+    Args:
+        y_true: shape (n,) 0/1 (binary types), (n,) class indices (categorical) or (n, n_labels) multi-hot.
+        y_score: shape (n,) positive-class scores (binary types), or (n, n_columns) probabilities.
+        task_type: a `TaskType` other than regression.
+
+    Returns:
+        The AUC. Categorical: one-vs-rest AUC per class present, weighted by class size. Multi-label:
+        AUC per label, weighted by positives, over labels with both classes in `y_true`. NaN when no
+        column has both classes.
+
+    Examples:
+        >>> roc_auc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]), task_type="binary")
+        0.75
+    """
+    _check_type(task_type, CLASSIFICATION_TYPES)
+    y_true, y_score = np.asarray(y_true), np.asarray(y_score)
+    if task_type in BINARY_TYPES:
+        return float(_column_auc(y_true[:, None], y_score.reshape(len(y_score), -1)[:, -1:])[0][0])
+    if task_type == "categorical":
+        y_true = np.asarray(y_true)[:, None] == np.arange(y_score.shape[1])[None, :]
+    auc, weight = _column_auc(y_true, y_score)
+    defined = ~np.isnan(auc)
+    if not defined.any():
+        return float("nan")
+    return float(np.average(auc[defined], weights=weight[defined]))
+
+
+def auc_per_gene(y_true: np.ndarray, y_score: np.ndarray, groups: np.ndarray) -> float:
+    """PerturbQA's metric: ROC AUC within each read-out gene, then the unweighted mean.
+
+    Genes whose rows all carry the same label are skipped, as in PerturbQA's `eval.py`.
+
+    Args:
+        y_true: shape (n,), 0/1.
+        y_score: shape (n,), positive-class scores.
+        groups: shape (n,), the read-out gene of each row.
+
+    Examples:
+        >>> auc_per_gene(np.array([0, 1, 0, 1, 1]), np.array([.1, .9, .8, .2, .5]), np.array(list("aabbc")))
+        0.5
+    """
+    groups = np.asarray(groups)
+    order = np.argsort(groups, kind="stable")
+    keys, starts = np.unique(groups[order], return_index=True)
+    values = []
+    for rows in np.split(order, starts[1:]):
+        auc = _column_auc(np.asarray(y_true)[rows, None], np.asarray(y_score)[rows, None])[0][0]
+        if not np.isnan(auc):
+            values.append(auc)
+    return float(np.mean(values)) if values else float("nan")
+
+
+def hard_predictions(y_score: np.ndarray, *, task_type: str) -> np.ndarray:
+    """Labels from probabilities: 0.5 threshold (binary, each label) or the most probable class."""
+    _check_type(task_type, CLASSIFICATION_TYPES)
+    y_score = np.asarray(y_score)
+    if task_type == "categorical":
+        return np.argmax(y_score, axis=1)
+    return (y_score >= 0.5).astype(np.int64)
+
+
+def label_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    """Weighted F1, precision and recall, and accuracy, from hard predictions (multi-hot for multi-label)."""
+    precision, recall, f1, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted", zero_division=0)
+    return {"f1_weighted": float(f1), "precision_weighted": float(precision), "recall_weighted": float(recall),
+            "accuracy": float(accuracy_score(y_true, y_pred))}
+
+
+def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str,
+                          groups: np.ndarray | None = None) -> dict[str, float]:
+    """Every classification metric for one fold: AUC from scores, the rest from thresholded scores.
+
+    Args:
+        y_true: see `roc_auc`.
+        y_score: see `roc_auc`.
+        task_type: a classification `TaskType`.
+        groups: shape (n,), read-out genes; when given, `auc_per_gene` is added (binary types only).
+    """
+    scores = {"roc_auc": roc_auc(y_true, y_score, task_type=task_type)}
+    if groups is not None:
+        scores["auc_per_gene"] = auc_per_gene(y_true, y_score, groups)
+    return scores | label_scores(y_true, hard_predictions(y_score, task_type=task_type))
+
+
+def regression_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    """R^2, RMSE and Spearman correlation.
+
+    Examples:
+        >>> regression_scores(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]))["r2"]
+        1.0
+    """
+    y_true, y_pred = np.asarray(y_true, dtype=np.float64), np.asarray(y_pred, dtype=np.float64)
+    residual = float(((y_true - y_pred) ** 2).sum())
+    total = float(((y_true - y_true.mean()) ** 2).sum())
+    return {"r2": 1.0 - residual / total if total > 0 else float("nan"),
+            "rmse": float(np.sqrt(residual / len(y_true))),
+            "spearman": float(spearmanr(y_true, y_pred).statistic)}
+
+
+def rouge1_recall(predictions: Sequence[str], references: Sequence[str]) -> float:
+    """Mean ROUGE-1 recall of each prediction against its reference (needs `rouge-score`)."""
+    from rouge_score import rouge_scorer
+
+    _check_pairs(predictions, references)
+    scorer = rouge_scorer.RougeScorer(["rouge1"])
+    return float(np.mean([scorer.score(ref, pred)["rouge1"].recall for pred, ref in zip(predictions, references)]))
+
+
+def bertscore(predictions: Sequence[str], references: Sequence[str], *, model_type: str,
+              num_layers: int | None = None, batch_size: int = 64, device: str | None = None) -> dict[str, float]:
+    """Mean BERTScore precision, recall and F1 (needs `bert-score`).
+
+    Args:
+        predictions: generated summaries.
+        references: one reference per prediction.
+        model_type: a Hub id or a local model folder.
+        num_layers: which layer's embeddings to use; required when `model_type` is not one bert-score knows.
+        batch_size: sentences per forward pass.
+        device: torch device; None lets bert-score choose (a GPU when there is one).
+    """
+    from bert_score import score
+
+    _check_pairs(predictions, references)
+    precision, recall, f1 = score(list(predictions), list(references), model_type=model_type, num_layers=num_layers,
+                                  batch_size=batch_size, device=device, lang="en")
+    return {"bertscore_precision": float(precision.mean()), "bertscore_recall": float(recall.mean()),
+            "bertscore_f1": float(f1.mean())}
+
+
+def _check_pairs(predictions: Sequence[str], references: Sequence[str]) -> None:
+    if len(predictions) != len(references) or not predictions:
+        raise ValueError(f"text metrics: expected one reference per prediction and at least one pair, found "
+                         f"{len(predictions)} predictions and {len(references)} references.")

@@ -1,0 +1,338 @@
+"""The probe engine: from a task and a gene-embedding table to per-fold scores.
+
+One table maps each task type to its probe and metrics (no branching on flags):
+
+================  ===========================================  =====================================
+type              probe                                        main score
+================  ===========================================  =====================================
+binary            logistic, P(label 1)                         roc_auc
+categorical       multinomial logistic (or one-vs-rest)        roc_auc (one-vs-rest, weighted)
+multi-label       one logistic per label, all in one solve     roc_auc (weighted over labels)
+derived binary    the parent's multi-label fit, its column     roc_auc
+gene-pair binary  logistic on pair vectors                     roc_auc
+regression        ridge                                        r2
+================  ===========================================  =====================================
+
+Pair vectors are the mean of the two genes' vectors (`pair_mode`, the reference's default) or their
+concatenation. A train-test pair task (PerturbQA: perturbed gene, read-out gene) is an ordered pair:
+it uses `ordered_pair_mode`, concatenation by default, since which gene is perturbed matters; it is
+also scored with `auc_per_gene` (its main score) over read-out genes.
+
+Genes without a vector are never filled in: each task is scored on the rows whose genes are all
+covered, and the coverage is recorded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import EmbeddingError
+from genebench.metrics import classification_scores, regression_scores
+from genebench.probe.settings import ProbeSettings
+from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
+from genebench.probe.validation import check_dims, check_embeddings, check_labels
+from genebench.results import Coverage, MetricScores
+from genebench.tasks.task import Task
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TaskScores:
+    """One task's scores, coverage and how the solve went: the engine's part of a `TaskResult`."""
+
+    task: Task
+    main_score: str
+    coverage: Coverage
+    scores: dict[str, MetricScores] = field(default_factory=dict)
+    skipped: str | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def is_ordered_pair(task: Task) -> bool:
+    """Whether rows are (perturbed gene, read-out gene) pairs scored per read-out gene (PerturbQA)."""
+    return task.metadata.evaluation == "train-test" and len(task.metadata.entity_types) == 2
+
+
+def main_score_for(task: Task) -> str:
+    """The metric a task is ranked by."""
+    if task.metadata.type == "regression":
+        return "r2"
+    return "auc_per_gene" if is_ordered_pair(task) else "roc_auc"
+
+
+def restrict_genes(embeddings: GeneEmbeddings, *, include: Iterable[str] | None = None,
+                   exclude: Iterable[str] | None = None, intersect: Sequence[GeneEmbeddings] = ()) -> GeneEmbeddings:
+    """Keep only a common gene set, so that models are scored on the same rows.
+
+    Args:
+        embeddings: the table to restrict.
+        include: keep only these symbols.
+        exclude: drop these symbols.
+        intersect: keep only symbols every one of these tables also covers.
+
+    Returns:
+        The restricted table (its coverage of each task then reflects the common set).
+
+    Examples:
+        >>> emb = GeneEmbeddings(np.array(["A", "B", "C"]), np.eye(3))
+        >>> restrict_genes(emb, exclude=["B"]).symbols.tolist()
+        ['A', 'C']
+    """
+    keep = np.ones(len(embeddings.symbols), dtype=bool)
+    symbols = np.asarray(embeddings.symbols, dtype=str)
+    if include is not None:
+        keep &= np.isin(symbols, np.asarray(list(include), dtype=str))
+    if exclude is not None:
+        keep &= ~np.isin(symbols, np.asarray(list(exclude), dtype=str))
+    for other in intersect:
+        keep &= np.isin(symbols, np.asarray(other.symbols, dtype=str))
+    return GeneEmbeddings(symbols=embeddings.symbols[keep], vectors=embeddings.vectors[keep], model=embeddings.model,
+                          missing=embeddings.missing)
+
+
+class _Table:
+    """A checked embedding table: symbol lookup and its preconditioning basis, computed once."""
+
+    def __init__(self, embeddings: GeneEmbeddings, name: str) -> None:
+        self.embeddings, self.report = check_embeddings(embeddings, name=name)
+        self.name = name
+        self.index = {symbol: row for row, symbol in enumerate(np.asarray(self.embeddings.symbols, dtype=str))}
+        self._basis: Basis | None = None
+
+    @property
+    def basis(self) -> Basis:
+        if self._basis is None:
+            self._basis = Basis.from_features(self.embeddings.vectors)
+        return self._basis
+
+    def rows(self, symbols: np.ndarray) -> np.ndarray:
+        """Row of each symbol in the table, -1 where it has no vector."""
+        return np.array([self.index.get(s, -1) for s in np.asarray(symbols, dtype=str)], dtype=np.int64)
+
+
+def _resolve_device(device: str) -> str | None:
+    if device == "cpu":
+        return None
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        if torch.cuda.is_available():
+            return "cuda"
+    if device == "cuda":
+        raise EmbeddingError("ProbeSettings.device: expected a CUDA device, found none visible to torch; "
+                             "use device='cpu' or 'auto'.")
+    return None
+
+
+class _Features:
+    """The covered rows of a task and their feature matrix."""
+
+    def __init__(self, task: Task, tables: list[_Table | None], settings: ProbeSettings) -> None:
+        entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
+        kinds = task.metadata.entity_types
+        if entities.shape[1] != len(kinds):
+            raise EmbeddingError(f"task '{task.name}': expected {len(kinds)} entity columns {kinds}, found "
+                                 f"{entities.shape[1]}; rebuild the task data.")
+        used = []
+        for kind in kinds:
+            table = tables[0] if kind == "gene" else tables[1]
+            if table is None:
+                raise EmbeddingError(f"task '{task.name}': expected embeddings for its '{kind}' entities, found "
+                                     "none; pass partner_embeddings.")
+            used.append(table)
+        rows = np.stack([t.rows(entities[:, j]) for j, t in enumerate(used)], axis=1)
+        covered = (rows >= 0).all(axis=1)
+        self.rows = np.flatnonzero(covered)
+        self.missing = sorted({str(s) for j in range(len(used)) for s in entities[rows[:, j] < 0, j]})
+        self.n_task = len(entities)
+        self.mode = (settings.ordered_pair_mode if is_ordered_pair(task) else settings.pair_mode) if len(used) == 2 \
+            else "single"
+        if self.mode == "mean":
+            check_dims({t.name: t.embeddings.dim for t in used}, mode="mean")
+        self._parts = [(t, rows[self.rows, j]) for j, t in enumerate(used)]
+
+    def matrix(self) -> tuple[np.ndarray, Basis]:
+        """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis."""
+        blocks = [t.embeddings.vectors[r] for t, r in self._parts]
+        if self.mode == "single":
+            return blocks[0], self._parts[0][0].basis
+        if self.mode == "concat":
+            return np.hstack(blocks), self._parts[0][0].basis.concat(self._parts[1][0].basis)
+        first, second = self._parts[0][0], self._parts[1][0]
+        return (blocks[0] + blocks[1]) * np.float32(0.5), first.basis if first is second else None
+
+
+def _summarise(per_fold: list[dict[str, float]]) -> dict[str, MetricScores]:
+    out = {}
+    for metric in per_fold[0]:
+        values = np.array([fold[metric] for fold in per_fold], dtype=np.float64)
+        std = float(values.std())
+        out[metric] = MetricScores(folds=values.tolist(), mean=float(values.mean()), std=std)
+    return out
+
+
+class _Engine:
+    """Fits and scores tasks against one checked table (and an optional partner table)."""
+
+    def __init__(self, embeddings: GeneEmbeddings, settings: ProbeSettings,
+                 partner_embeddings: GeneEmbeddings | None) -> None:
+        self.settings = settings
+        self.tables = [_Table(embeddings, "embeddings"),
+                       _Table(partner_embeddings, "partner_embeddings") if partner_embeddings is not None else None]
+        self.device = _resolve_device(settings.device)
+
+    def score(self, task: Task) -> tuple[TaskScores, np.ndarray | None, _Features | None]:
+        """Fit and score one task; also return its held-out scores and features (for derived tasks)."""
+        start = time.perf_counter()
+        features = _Features(task, self.tables, self.settings)
+        coverage = Coverage(n_covered=len(features.rows), n_task=features.n_task,
+                            fraction=len(features.rows) / max(features.n_task, 1), missing_genes=features.missing)
+        result = TaskScores(task=task, main_score=main_score_for(task), coverage=coverage)
+        labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
+        result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
+        held_out = None
+        if result.skipped is None:
+            X, basis = features.matrix()
+            held_out, result.diagnostics = self._fit(task, X, labels, folds, basis)
+            result.scores = self._metrics(task, labels, folds, held_out, features)
+        else:
+            logger.warning("task '%s' skipped: %s", task.name, result.skipped)
+        result.seconds = time.perf_counter() - start
+        return result, held_out, features
+
+    def _fit(self, task: Task, X: np.ndarray, labels: np.ndarray, folds: np.ndarray,
+             basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
+        kind, s = task.metadata.type, self.settings
+        if kind == "regression":
+            return fit_ridge(X, labels, folds, alpha=s.ridge_alpha), {"solver": "ridge (closed form)"}
+        multinomial = kind == "categorical" and s.categorical == "multinomial"
+        if multinomial:
+            Y = labels
+        elif kind == "categorical":
+            Y = labels[:, None] == np.arange(max(len(task.metadata.label_names), int(labels.max()) + 1))[None, :]
+        elif kind == "multi-label":
+            Y = labels
+        else:
+            Y = (labels == 1)[:, None]
+        fit = fit_logistic(X, Y, folds, multinomial=multinomial, C=s.C, tol=s.tol, max_iter=s.max_iter,
+                           memory=s.memory, basis=basis, device=self.device)
+        proba = fit.proba
+        if kind == "categorical" and not multinomial:
+            proba = proba / proba.sum(axis=1, keepdims=True)
+        n_bad = int((~fit.converged).sum())
+        if n_bad:
+            logger.warning("task '%s': %d of %d probes did not reach tol=%g in max_iter=%d", task.name, n_bad,
+                           fit.converged.size, s.tol, s.max_iter)
+        diagnostics = {"solver": "lbfgs, multinomial" if multinomial else "lbfgs, one probe per column",
+                       "device": self.device or "cpu", "n_iter_max": int(fit.n_iter.max()),
+                       "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_not_converged": n_bad}
+        return proba if kind in ("categorical", "multi-label") else proba[:, 0], diagnostics
+
+    def _metrics(self, task: Task, labels: np.ndarray, folds: np.ndarray, held_out: np.ndarray,
+                 features: _Features) -> dict[str, MetricScores]:
+        kind = task.metadata.type
+        readout = task.entities[features.rows, 1] if is_ordered_pair(task) else None
+        per_fold = []
+        for k in range(int(folds.max()) + 1):
+            test = folds == k
+            if kind == "regression":
+                per_fold.append(regression_scores(labels[test], held_out[test]))
+            else:
+                per_fold.append(classification_scores(labels[test], held_out[test], task_type=kind,
+                                                       groups=None if readout is None else readout[test]))
+        return _summarise(per_fold)
+
+    def score_derived(self, task: Task, parent: Task, parent_held_out: np.ndarray | None,
+                      parent_features: _Features) -> TaskScores | None:
+        """Score a derived binary task from its parent's fit; None when there is no fit or rows or folds differ."""
+        start = time.perf_counter()
+        label = task.name.split(";", 1)[1] if ";" in task.name else None
+        names = list(parent.metadata.label_names)
+        parent_row = {str(e): i for i, e in enumerate(parent.entities)}
+        idx = np.array([parent_row.get(str(e), -1) for e in task.entities])
+        if parent_held_out is None or label not in names or (idx < 0).any() or not np.array_equal(
+                np.asarray(parent.folds)[idx], task.folds):
+            return None
+        features = _Features(task, self.tables, self.settings)
+        coverage = Coverage(n_covered=len(features.rows), n_task=features.n_task,
+                            fraction=len(features.rows) / max(features.n_task, 1), missing_genes=features.missing)
+        result = TaskScores(task=task, main_score="roc_auc", coverage=coverage)
+        labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
+        result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
+        if result.skipped is None:
+            position = np.full(len(parent.entities), -1)
+            position[parent_features.rows] = np.arange(len(parent_features.rows))
+            column = parent_held_out[position[idx[features.rows]], names.index(label)]
+            result.scores = self._metrics(task, labels, folds, column, features)
+            result.diagnostics = {"solver": f"reused the fit of parent '{parent.name}'"}
+        result.seconds = time.perf_counter() - start
+        return result
+
+
+def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
+                     partner_embeddings: GeneEmbeddings | None = None) -> Iterator[TaskScores]:
+    """Score tasks one by one, yielding each result as soon as it is ready.
+
+    Derived binary tasks whose parent is among `tasks` are scored from the parent's fit (they share its
+    genes and folds), right after it; the others are fitted as binary tasks. Embeddings are checked once.
+
+    Args:
+        tasks: the tasks to score.
+        embeddings: gene symbol -> vector table.
+        settings: probe settings (defaults when None).
+        partner_embeddings: vectors for non-gene entities of pair tasks (e.g. diseases).
+
+    Raises:
+        EmbeddingError: unusable embeddings (see `check_embeddings`), before any task runs.
+    """
+    settings = settings or ProbeSettings()
+    engine = _Engine(embeddings, settings, partner_embeddings)
+    names = {task.name for task in tasks}
+    children: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.metadata.type == "derived binary" and task.metadata.parent in names:
+            children.setdefault(task.metadata.parent, []).append(task)
+    for task in tasks:
+        if task.metadata.type == "derived binary" and task.metadata.parent in names:
+            continue
+        result, held_out, features = engine.score(task)
+        yield result
+        for child in children.get(task.name, []):
+            derived = engine.score_derived(child, task, held_out, features)
+            if derived is None:
+                logger.info("task '%s': rows or folds differ from parent '%s'; fitting it alone", child.name,
+                            task.name)
+                derived = engine.score(child)[0]
+            yield derived
+
+
+def evaluate_tasks(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
+                   partner_embeddings: GeneEmbeddings | None = None) -> list[TaskScores]:
+    """Score every task (see `iter_task_scores`), in the order yielded."""
+    return list(iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings))
+
+
+def evaluate_task(task: Task, embeddings: GeneEmbeddings, settings: ProbeSettings | None = None,
+                  partner_embeddings: GeneEmbeddings | None = None) -> TaskScores:
+    """Score one task: fit its probes per fold and compute every metric per fold, mean and std.
+
+    Args:
+        task: the task.
+        embeddings: gene symbol -> vector table.
+        settings: probe settings (defaults when None).
+        partner_embeddings: vectors for non-gene entities of pair tasks.
+
+    Returns:
+        The task's `TaskScores` (with `skipped` set instead of scores when it cannot be scored).
+    """
+    return evaluate_tasks([task], embeddings, settings, partner_embeddings=partner_embeddings)[0]

@@ -1,0 +1,45 @@
+import numpy as np
+
+from genebench.tasks.folds import assign_folds, iterative_stratification, task_seed
+
+
+def _keys(n):
+    return np.array([f"G{i:05d}" for i in range(n)])
+
+
+def test_stratified_folds_balance_every_class():
+    labels = np.array([0] * 50 + [1] * 23 + [2] * 7)
+    folds = assign_folds(_keys(80), labels, multilabel=False, n_folds=5, seed=0, task_name="t")
+    for value, n in ((0, 50), (1, 23), (2, 7)):
+        counts = np.bincount(folds[labels == value], minlength=5)
+        assert counts.max() - counts.min() <= 1 and counts.sum() == n
+    assert np.bincount(folds).tolist() == [16, 16, 16, 16, 16]
+
+
+def test_folds_are_seeded_and_independent_of_row_order():
+    labels = np.array([0, 1] * 40)
+    keys = _keys(80)
+    first = assign_folds(keys, labels, multilabel=False, n_folds=5, seed=0, task_name="t")
+    again = assign_folds(keys, labels, multilabel=False, n_folds=5, seed=0, task_name="t")
+    order = np.random.default_rng(1).permutation(80)
+    shuffled = assign_folds(keys[order], labels[order], multilabel=False, n_folds=5, seed=0, task_name="t")
+    assert np.array_equal(first, again)
+    assert np.array_equal(first[order], shuffled)
+    other = assign_folds(keys, labels, multilabel=False, n_folds=5, seed=1, task_name="t")
+    assert not np.array_equal(first, other)
+
+
+def test_task_seed_is_a_stable_documented_hash():
+    assert task_seed(0, "TF vs non-TF") == task_seed(0, "TF vs non-TF")
+    assert task_seed(0, "a") == int.from_bytes(__import__("hashlib").sha256(b"0:a").digest()[:8], "big")
+
+
+def test_iterative_stratification_spreads_rare_labels():
+    rng = np.random.default_rng(0)
+    labels = rng.random((500, 12)) < np.linspace(0.02, 0.4, 12)
+    folds = iterative_stratification(labels, 5, np.random.default_rng(3))
+    assert set(folds) == {0, 1, 2, 3, 4}
+    per_fold = np.stack([labels[folds == k].sum(axis=0) for k in range(5)])
+    rare = labels.sum(axis=0)[0]
+    assert per_fold[:, 0].max() - per_fold[:, 0].min() <= 1, (rare, per_fold[:, 0])
+    assert (per_fold > 0).all()

@@ -1,0 +1,119 @@
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from genebench import list_tasks, load_task
+from genebench.build import build_data
+from genebench.data import BenchmarkData
+from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
+
+FAMILIES = ["humantfs", "hgnc", "reactome", "gene2gene"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, fixtures):
+    out = tmp_path_factory.mktemp("data")
+    build_data(out, FAMILIES, sources_dir=fixtures, progress=False)
+    return out
+
+
+def test_folder_holds_families_manifest_and_card(built):
+    data = BenchmarkData(built)
+    assert data.families == sorted(FAMILIES)
+    manifest = json.loads((built / "genebench.json").read_text())
+    assert set(manifest["files"]) >= {"humantfs/fold_0.parquet", "reactome/tasks.parquet", "symbols/hgnc.parquet"}
+    card = (built / "README.md").read_text()
+    assert "config_name: humantfs" in card and "| TF vs non-TF" in card and "CC-BY-4.0" in card
+    data.verify()
+
+
+def test_tasks_load_with_labels_folds_and_symbol_reports(built):
+    tf = load_task("TF vs non-TF", data=built)
+    assert tf.metadata.category == "regulatory functions"
+    assert tf.metadata.symbol_report["n_renamed"] >= 1
+    assert tf.labels.dtype == np.int64 and set(tf.labels) == {0, 1}
+    assert sorted(set(tf.folds)) == [0, 1, 2, 3, 4]
+    pathways = load_task("Pathways", data=built)
+    assert pathways.labels.shape == (137, 4)
+    assert pathways.metadata.label_names == ("Developmental Biology", "Disease", "Metabolism", "Signal Transduction")
+    derived = load_task("Pathways;Signal Transduction", data=built)
+    assert derived.metadata.type == "derived binary" and derived.metadata.parent == "Pathways"
+    assert np.array_equal(derived.folds, pathways.folds)
+    assert np.array_equal(derived.labels, pathways.labels[:, 3])
+    pairs = load_task("Gene2Gene", data=built)
+    assert pairs.entities.shape[1] == 2
+    assert "XK" in set(pairs.entities[:, 0])  # the source's "NA" is HGNC's previous symbol of XK
+
+
+def test_rebuilding_gives_identical_files(built, fixtures, tmp_path):
+    build_data(tmp_path, ["humantfs", "reactome"], sources_dir=fixtures, progress=False)
+    for name in ("humantfs/fold_0.parquet", "reactome/fold_3.parquet", "reactome/tasks.parquet"):
+        assert (tmp_path / name).read_bytes() == (built / name).read_bytes()
+
+
+def test_list_tasks_filters_and_unknown_names(built):
+    names = list_tasks(data=built, type="binary").names
+    assert names == ["HLA class I vs class II", "TF vs non-TF"]
+    assert len(list_tasks(data=built, family="reactome", include_derived=False)) == 1
+    with pytest.raises(UnknownTaskError, match="Did you mean: 'TF vs non-TF'"):
+        load_task("TF vs nonTF", data=built)
+    with pytest.raises(UnknownTaskError, match="unknown category 'localisation'. Did you mean: 'localization'"):
+        list_tasks(data=built, category="localisation")
+
+
+def test_plain_load_dataset_works_without_genebench(built):
+    script = textwrap.dedent(f"""
+        import sys, datasets
+        datasets.disable_progress_bars()
+        ds = datasets.load_dataset({str(built)!r}, "reactome")
+        tasks = datasets.load_dataset({str(built)!r}, "tasks", split="train")
+        assert "genebench" not in sys.modules
+        print(sorted(ds), ds["fold_0"][0]["task"], tasks.num_rows)
+    """)
+    env = {**os.environ, "HF_DATASETS_CACHE": str(built.parent / "hf-cache")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split()[:5] == ["['fold_0',", "'fold_1',", "'fold_2',", "'fold_3',", "'fold_4']"]
+    assert out.stdout.split()[-1] == str(len(list_tasks(data=built)))
+
+
+def test_failed_build_keeps_the_previous_family(built, fixtures, tmp_path):
+    out = tmp_path / "data"
+    shutil.copytree(built, out)
+    sources = tmp_path / "sources"
+    shutil.copytree(fixtures, sources)
+    (sources / "reactome" / "ReactomePathways.gmt").write_text("not a gmt\n")
+    with pytest.raises(SourceFormatError, match="ReactomePathways.gmt' line 1"):
+        build_data(out, ["reactome"], sources_dir=sources, progress=False)
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+    data = BenchmarkData(out)
+    data.verify()
+    assert load_task("Pathways", data=data).labels.shape == (137, 4)
+
+
+def test_truncated_file_is_not_accepted(built, tmp_path):
+    out = tmp_path / "data"
+    shutil.copytree(built, out)
+    path = out / "humantfs" / "fold_2.parquet"
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(SourceFormatError, match="humantfs/fold_2.parquet' is missing or does not match"):
+        BenchmarkData(out).load_task("TF vs non-TF")
+
+
+def test_missing_source_and_unknown_family(tmp_path, fixtures):
+    with pytest.raises(UnknownTaskError, match="unknown task family 'humantf'. Did you mean: humantfs"):
+        build_data(tmp_path, ["humantf"], progress=False)
+    with pytest.raises(MissingSourceError, match=r"no file matching \['DatabaseExtract_v_1.01.csv'"):
+        build_data(tmp_path, ["humantfs"], sources_dir=tmp_path, hgnc=fixtures / "hgnc" / "hgnc_complete_set.txt",
+                   progress=False)
+    assert not (tmp_path / "humantfs").exists()
+
+
+def test_not_a_data_folder(tmp_path):
+    with pytest.raises(MissingSourceError, match="no genebench.json"):
+        BenchmarkData(tmp_path)
