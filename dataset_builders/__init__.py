@@ -13,6 +13,10 @@ FAMILIES: dict[str, str] = {
     "genecorpus": "dataset_builders.genecorpus:Genecorpus",
     "reactome": "dataset_builders.reactome:Reactome",
     "gene2gene": "dataset_builders.gene2gene:Gene2Gene",
+    "hpa": "dataset_builders.hpa:HPA",
+    "uniprot_keywords": "dataset_builders.uniprot_keywords:UniProtKeywords",
+    "opentargets": "dataset_builders.opentargets:OpenTargets",
+    "perturbqa": "dataset_builders.perturbqa:PerturbQA",
 }
 """Family name (= the dataset config name) -> "module:Builder", imported on first use."""
 

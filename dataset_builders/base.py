@@ -152,6 +152,10 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         """Declared tasks the sources cannot give (task name -> reason), filled by `read_tasks`."""
         frames, self.task_metadata = [], []
         for raw in self.read_tasks(paths, mapper):
+            if raw.spec.type == "multi-label" and not _has_frequent_label(raw.rows, raw.spec.min_class_size):
+                self.skipped_tasks[raw.spec.name] = f"no label reaches {raw.spec.min_class_size} genes in this source."
+                logger.warning("%s: skipped '%s': %s", self.FAMILY, raw.spec.name, self.skipped_tasks[raw.spec.name])
+                continue
             rows, metadata = self._materialise(raw, mapper)
             frames.append(rows)
             self.task_metadata.extend(metadata)
@@ -426,6 +430,11 @@ def _check_declared(rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]) 
     unknown = sorted(set(rows["label"]) - set(names))
     if unknown:
         raise SourceFormatError(f"task '{spec.name}': labels {unknown} are not among the declared {list(names)}.")
+
+
+def _has_frequent_label(rows: pd.DataFrame, min_size: int) -> bool:
+    counts = pd.Series([x for labels in rows["label"] for x in labels], dtype=object).value_counts()
+    return bool((counts >= min_size).any())
 
 
 def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray:

@@ -1,12 +1,30 @@
-"""The results format: one JSON document per (model, task), validated by `TaskResult`."""
+"""The results format: one JSON document per (model, task), validated by `TaskResult`, and its I/O.
+
+Files live at ``<out>/<org__model>/<revision>/<task file name>.json`` with ``model_meta.json`` beside
+them, and are written atomically (temporary file, then rename), so a killed run never leaves half a file.
+"""
 
 from __future__ import annotations
 
+import enum
+import hashlib
+import logging
+import os
+import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from genebench.errors import ResultsError
 from genebench.tasks.metadata import TaskMetadata
+
+logger = logging.getLogger(__name__)
+
+META_FILE = "model_meta.json"
 
 
 class ModelInfo(BaseModel):
@@ -58,3 +76,180 @@ class TaskResult(BaseModel):
     timing: dict[str, float] = Field(default_factory=dict)
     date: str
     config: dict[str, Any] = Field(default_factory=dict, description="The run configuration it ran with.")
+    diagnostics: dict[str, Any] = Field(
+        default_factory=dict, description="How the solve went (iterations, convergence, device) and input checks."
+    )
+
+
+class OverwriteStrategy(str, enum.Enum):
+    """What a rerun does with results already on disk.
+
+    - `always`: recompute every task and overwrite its file.
+    - `never`: keep every existing file as it is, even one from other settings or data.
+    - `only-missing`: compute tasks without a file, and those whose file is unreadable or was made with
+      other probe settings or another dataset revision (the default: a rerun resumes).
+    """
+
+    ALWAYS = "always"
+    NEVER = "never"
+    ONLY_MISSING = "only-missing"
+
+    @classmethod
+    def from_str(cls, value: str | OverwriteStrategy) -> OverwriteStrategy:
+        """Parse a strategy, naming the valid values when `value` is not one."""
+        try:
+            return cls(value)
+        except ValueError:
+            valid = [m.value for m in cls]
+            raise ValueError(f"overwrite strategy: expected one of {valid}, found {value!r}.") from None
+
+
+def model_dir_name(model_id: str) -> str:
+    """`org/name` -> `org__name`, the folder of a model's results."""
+    return model_id.replace("/", "__")
+
+
+def task_file_name(task_name: str) -> str:
+    """A file-safe, collision-free file name for a task's result.
+
+    Names made only of letters, digits, `.`, `_` and `-` are kept; others are rewritten and suffixed with a
+    short hash of the true name, so two names never share a file.
+
+    Examples:
+        >>> task_file_name("TF_vs_non-TF")
+        'TF_vs_non-TF.json'
+        >>> task_file_name("TF vs non-TF")
+        'TF_vs_non-TF-349d0f6f.json'
+    """
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", task_name).strip("._") or "task"
+    if safe != task_name:
+        safe = f"{safe[:100]}-{hashlib.sha256(task_name.encode()).hexdigest()[:8]}"
+    return f"{safe}.json"
+
+
+def result_path(out_dir: str | Path, model: ModelInfo, task_name: str) -> Path:
+    """Where the result of `model` on `task_name` is written."""
+    return Path(out_dir) / model_dir_name(model.id) / model.revision / task_file_name(task_name)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_result(result: TaskResult, out_dir: str | Path) -> Path:
+    """Write one result (and its model's `model_meta.json`) atomically; return the result's path.
+
+    Args:
+        result: the result to write.
+        out_dir: the results root.
+
+    Returns:
+        ``<out_dir>/<org__model>/<revision>/<task file name>.json``.
+    """
+    path = result_path(out_dir, result.model, result.task.name)
+    if result.model.revision == "unknown":
+        logger.warning("model '%s' has no revision; its results cannot be told apart from a later one's",
+                       result.model.id)
+    _write_atomic(path.parent / META_FILE, result.model.model_dump_json(indent=2))
+    _write_atomic(path, result.model_dump_json(indent=2))
+    return path
+
+
+def read_result(path: str | Path) -> TaskResult:
+    """Read and validate one result file.
+
+    Raises:
+        ResultsError: the file is not valid JSON or not a `TaskResult`.
+    """
+    try:
+        return TaskResult.model_validate_json(Path(path).read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise ResultsError(f"result file '{path}': expected a genebench TaskResult JSON, found an unreadable or "
+                           f"invalid file ({str(exc).splitlines()[0]}); delete it and rerun to recompute.") from exc
+
+
+_COLUMNS = ["model", "revision", "adapter", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
+            "n_folds", "n_covered", "n_task", "coverage", "skipped", "genebench_version", "date", "path"]
+
+
+def load_results(results_dir: str | Path) -> pd.DataFrame:
+    """All results under a folder as a tidy table: one row per (model, revision, task, metric).
+
+    A skipped task gives one row with metric NaN and its reason in `skipped`.
+
+    Args:
+        results_dir: a results root written by `write_result` (any depth below it is searched).
+
+    Returns:
+        Columns: model, revision, adapter, task, family, category, type, metric, is_main, mean, std,
+        n_folds, n_covered, n_task, coverage, skipped, genebench_version, date, path.
+
+    Raises:
+        ResultsError: the folder does not exist, or a result file in it is invalid.
+    """
+    root = Path(results_dir)
+    if not root.is_dir():
+        raise ResultsError(f"results folder '{root}': expected a folder of result JSON files, found none; "
+                           "pass the --out folder of `genebench run`.")
+    records = []
+    for path in sorted(root.rglob("*.json")):
+        if path.name == META_FILE:
+            continue
+        result = read_result(path)
+        base = {"model": result.model.id, "revision": result.model.revision, "adapter": result.model.adapter,
+                "task": result.task.name, "family": result.task.family, "category": result.task.category,
+                "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
+                "coverage": result.coverage.fraction, "skipped": result.skipped,
+                "genebench_version": result.genebench_version, "date": result.date,
+                "path": path.relative_to(root).as_posix()}
+        if not result.scores:
+            records.append(base | {"metric": np.nan, "is_main": False, "mean": np.nan, "std": np.nan, "n_folds": 0})
+        for metric, score in result.scores.items():
+            records.append(base | {"metric": metric, "is_main": metric == result.main_score, "mean": score.mean,
+                                   "std": score.std, "n_folds": len(score.folds)})
+    return pd.DataFrame.from_records(records, columns=_COLUMNS)
+
+
+def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "type"),
+                  metric: str = "roc_auc") -> pd.DataFrame:
+    """The paper's summary: per model, per category and per task type, mean ± std over task scores.
+
+    Args:
+        results: a table from `load_results`.
+        by: groupings, each a column of `results` (one block of rows per grouping).
+        metric: the per-task score summarised (its task means).
+
+    Returns:
+        One row per (model, revision, grouping, group): n_tasks, mean, std (over tasks, ddof=0), the mean
+        coverage of those tasks, and `cell`, the "mean ± std" string the paper prints.
+
+    Examples:
+        >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
+        ...                    "type": "binary", "metric": "roc_auc", "mean": [0.8, 0.6], "coverage": 1.0})
+        >>> summary_table(df, by=("category",))["cell"].tolist()
+        ['0.700 ± 0.100']
+    """
+    missing = [c for c in ("model", "revision", "task", "metric", "mean", "coverage", *by) if c not in results]
+    if missing:
+        raise ResultsError(f"summary table: expected columns {missing} (a table from load_results), found "
+                           f"{list(results.columns)}.")
+    scored = results[results["metric"] == metric]
+    blocks = []
+    for column in by:
+        grouped = scored.groupby(["model", "revision", column], sort=True)
+        block = grouped.agg(n_tasks=("task", "nunique"), mean=("mean", "mean"),
+                            std=("mean", lambda v: float(np.std(v))), coverage=("coverage", "mean")).reset_index()
+        blocks.append(block.rename(columns={column: "group"}).assign(by=column))
+    table = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame()
+    if table.empty:
+        return pd.DataFrame(columns=["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "cell"])
+    table["cell"] = [f"{m:.3f} ± {s:.3f}" for m, s in zip(table["mean"], table["std"])]
+    return table[["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "cell"]]

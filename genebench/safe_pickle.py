@@ -30,6 +30,7 @@ _ALLOWED = frozenset({
 
 class _RestrictedUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
+        module = "builtins" if module == "__builtin__" else module  # protocols 0-2 name the Python 2 module
         if (module, name) in _ALLOWED:
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"global '{module}.{name}' is not allowed")

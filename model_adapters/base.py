@@ -75,12 +75,12 @@ class AdapterMeta(BaseModel):
 
 @runtime_checkable
 class GeneEncoder(Protocol):
-    """Anything that turns current HGNC symbols into a `GeneEmbeddings` table."""
+    """Anything that turns current HGNC symbols into a `GeneEmbeddings` table.
 
-    @property
-    def meta(self) -> AdapterMeta:
-        """The record the cache keys on; computing it never loads weights."""
-        ...
+    genebench's adapters also expose `meta` (an `AdapterMeta`), which `CachedEncoder` keys on. It is not
+    part of the runtime check: on Python < 3.12 `isinstance` would evaluate it, and some adapters must
+    read their source or vocabulary to fill it in.
+    """
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """Encode `symbols`, returning vectors for those it can and `missing` for the rest."""

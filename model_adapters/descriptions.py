@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -96,7 +97,7 @@ class DescriptionSource:
         self.path = Path(path) if path is not None else (DEFAULT_REFSEQ if source == "refseq" else None)
         self.client = client
 
-    @property
+    @cached_property
     def version(self) -> str:
         """`<source>:<file stamp, client or HGNC version>|hgnc:<version>`."""
         if self.source in ("refseq", "csv"):
@@ -149,6 +150,11 @@ class DescriptionSource:
             wanted = set(symbols)
             records = self._client().summaries(e for e, s in by_entrez.items() if s in wanted)
             return {by_entrez[e]: r["summary"] for e, r in records.items() if e in by_entrez and r["summary"]}
+        return self._file_texts
+
+    @cached_property
+    def _file_texts(self) -> dict[str, str]:
+        """The refseq or CSV file's texts by current symbol, read once."""
         path = self._require_path()
         if self.source == "csv":
             return self._read_csv(path)

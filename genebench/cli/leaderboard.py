@@ -50,7 +50,8 @@ def _add_data_args(parser: argparse.ArgumentParser, *, allow_unverified: bool) -
         group.add_argument(
             "--allow-unverified-task-set",
             action="store_true",
-            help="skip the task-set and data-revision checks when the data is unavailable (the leaderboard re-checks)",
+            help="skip the task-set and data-revision checks when the data is unavailable "
+            "(re-check later with `leaderboard build --data`)",
         )
     parser.add_argument(
         "--endpoint", metavar="URL", help="Hub endpoint (default: $HF_ENDPOINT or https://huggingface.co)"

@@ -48,7 +48,9 @@ def _results_on_main(api: HfApi, repo_id: str) -> dict[str, int]:
     except EntryNotFoundError:
         return {}
     except HfHubHTTPError as exc:
-        raise SubmissionError(f"submissions repo {repo_id!r}: could not list its files ({_reason(exc)}); retry later.") from None
+        raise SubmissionError(
+            f"submissions repo {repo_id!r}: could not list its files ({_reason(exc)}); retry later."
+        ) from None
     return {entry.path: entry.size for entry in entries if hasattr(entry, "size")}
 
 

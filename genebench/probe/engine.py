@@ -192,18 +192,30 @@ class _Engine:
         self.device = _resolve_device(settings.device)
 
     def score(self, task: Task) -> tuple[TaskScores, np.ndarray | None, _Features | None]:
-        """Fit and score one task; also return its held-out scores and features (for derived tasks)."""
+        """Fit and score one task; also return its held-out scores and features (for derived tasks).
+
+        Problems of this task alone (no vectors for its partner entities, pair vectors of different
+        lengths, too few rows, a single-class fold) become its `skipped` reason, never an exception.
+        """
         start = time.perf_counter()
-        features = _Features(task, self.tables, self.settings)
+        try:
+            features = _Features(task, self.tables, self.settings)
+        except EmbeddingError as exc:
+            logger.warning("task '%s' skipped: %s", task.name, exc)
+            coverage = Coverage(n_covered=0, n_task=len(task.folds), fraction=0.0)
+            return TaskScores(task=task, main_score=main_score_for(task), coverage=coverage, skipped=str(exc),
+                              seconds=time.perf_counter() - start), None, None
         coverage = Coverage(n_covered=len(features.rows), n_task=features.n_task,
                             fraction=len(features.rows) / max(features.n_task, 1), missing_genes=features.missing)
-        result = TaskScores(task=task, main_score=main_score_for(task), coverage=coverage)
+        result = TaskScores(task=task, main_score=main_score_for(task), coverage=coverage,
+                            diagnostics={"embeddings": self.tables[0].report})
         labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
         result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
         held_out = None
         if result.skipped is None:
             X, basis = features.matrix()
-            held_out, result.diagnostics = self._fit(task, X, labels, folds, basis)
+            held_out, fit_info = self._fit(task, X, labels, folds, basis)
+            result.diagnostics |= fit_info
             result.scores = self._metrics(task, labels, folds, held_out, features)
         else:
             logger.warning("task '%s' skipped: %s", task.name, result.skipped)
@@ -253,15 +265,15 @@ class _Engine:
         return _summarise(per_fold)
 
     def score_derived(self, task: Task, parent: Task, parent_held_out: np.ndarray | None,
-                      parent_features: _Features) -> TaskScores | None:
+                      parent_features: _Features | None) -> TaskScores | None:
         """Score a derived binary task from its parent's fit; None when there is no fit or rows or folds differ."""
         start = time.perf_counter()
         label = task.name.split(";", 1)[1] if ";" in task.name else None
         names = list(parent.metadata.label_names)
         parent_row = {str(e): i for i, e in enumerate(parent.entities)}
         idx = np.array([parent_row.get(str(e), -1) for e in task.entities])
-        if parent_held_out is None or label not in names or (idx < 0).any() or not np.array_equal(
-                np.asarray(parent.folds)[idx], task.folds):
+        reusable = parent_held_out is not None and parent_features is not None and label in names
+        if not reusable or (idx < 0).any() or not np.array_equal(np.asarray(parent.folds)[idx], task.folds):
             return None
         features = _Features(task, self.tables, self.settings)
         coverage = Coverage(n_covered=len(features.rows), n_task=features.n_task,
@@ -274,7 +286,8 @@ class _Engine:
             position[parent_features.rows] = np.arange(len(parent_features.rows))
             column = parent_held_out[position[idx[features.rows]], names.index(label)]
             result.scores = self._metrics(task, labels, folds, column, features)
-            result.diagnostics = {"solver": f"reused the fit of parent '{parent.name}'"}
+            result.diagnostics = {"solver": f"reused the fit of parent '{parent.name}'",
+                                  "embeddings": self.tables[0].report}
         result.seconds = time.perf_counter() - start
         return result
 

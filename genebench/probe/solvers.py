@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.linalg
 from sklearn.externals import array_api_compat
 
-_CHUNK = 8192
 _ARMIJO = 1e-4
 _MAX_BACKTRACK = 30
 _BASIS_ROWS = 4096
@@ -51,7 +51,7 @@ class Basis:
         scale = rows.std(axis=0)
         rows = (rows - rows.mean(axis=0)) / np.where(scale > 1e-12, scale, 1.0)
         if len(rows) >= rows.shape[1]:
-            values, vectors = np.linalg.eigh(rows.T @ rows / len(rows))
+            values, vectors = scipy.linalg.eigh(rows.T @ rows / len(rows), driver="evd")
         else:
             _, singular, vt = np.linalg.svd(rows, full_matrices=False)
             values, vectors = singular**2 / len(rows), vt.T
@@ -97,21 +97,18 @@ def fold_masks(folds: np.ndarray) -> np.ndarray:
 def fold_stats(X: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-split mean and scale of the training rows, shape (n_splits, n_features) each.
 
-    Accumulated in float64 over fixed row chunks. A feature constant on a split's training rows gets scale
-    1, as scikit-learn's `StandardScaler` does, so it contributes nothing.
+    Computed on globally centred float32 features with one matrix product per moment. A feature constant on
+    a split's training rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing.
     """
-    weights = train.astype(np.float64)
-    total = np.zeros((train.shape[1], X.shape[1]))
-    squares = np.zeros_like(total)
-    for start in range(0, len(X), _CHUNK):
-        block = np.asarray(X[start:start + _CHUNK], dtype=np.float64)
-        total += weights[start:start + _CHUNK].T @ block
-        squares += weights[start:start + _CHUNK].T @ (block * block)
-    counts = weights.sum(axis=0)[:, None]
-    mean = total / counts
-    variance = np.maximum(squares / counts - mean**2, 0.0)
-    scale = np.sqrt(variance)
-    return mean, np.where(variance > 1e-12 * np.maximum(mean**2, 1.0), scale, 1.0)
+    weights = train.astype(X.dtype)
+    centre = X.mean(axis=0, dtype=np.float64)
+    centred = X - centre.astype(X.dtype)
+    counts = train.sum(axis=0)[:, None].astype(np.float64)
+    shift = (weights.T @ centred).astype(np.float64) / counts
+    squares = (weights.T @ (centred * centred)).astype(np.float64) / counts
+    variance = np.maximum(squares - shift**2, 0.0)
+    constant = variance <= 1000 * np.finfo(X.dtype).eps * squares
+    return shift + centre, np.where(constant, 1.0, np.sqrt(variance))
 
 
 def fit_logistic(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float, tol: float,
@@ -185,7 +182,7 @@ class _Problem:
         self.mean, self.scale = put(mean.T.copy())[:, :, None], put(scale.T.copy())[:, :, None]  # (d, F, 1)
         self.C = C
         self.curvature = 0.5 if multinomial else 0.25
-        self.V = put(basis.vectors)
+        self.V = put(basis.vectors.astype(np.float32))
         self.values = put(basis.values)[:, None]
         self.tail = basis.tail
         self.n, self.d = X.shape
@@ -260,10 +257,11 @@ class _Problem:
         xp = self.xp
         ridge = 1 / (self.C * self.n_train[:, 0])  # (F,)
         tail = 1 / (self.curvature * self.tail + ridge)  # (F,)
-        project = xp.reshape(self.V.T @ xp.reshape(grad[: self.d], (self.d, -1)), (-1, self.F, self.M))
+        flat = xp.astype(xp.reshape(grad[: self.d], (self.d, -1)), self.dtype)  # float32 suffices to precondition
+        project = xp.reshape(xp.astype(self.V.T @ flat, xp.float64), (-1, self.F, self.M))
         shrink = (1 / (self.curvature * self.values + ridge) - tail)[:, :, None] * project  # (r, F, M)
-        weights = tail[:, None] * grad[: self.d] + xp.reshape(
-            self.V @ xp.reshape(shrink, (shrink.shape[0], -1)), (self.d, self.F, self.M))
+        back = self.V @ xp.astype(xp.reshape(shrink, (shrink.shape[0], -1)), self.dtype)
+        weights = tail[:, None] * grad[: self.d] + xp.reshape(xp.astype(back, xp.float64), (self.d, self.F, self.M))
         return xp.concat([weights, grad[self.d:] / self.curvature], axis=0)
 
     def minimise(self, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:

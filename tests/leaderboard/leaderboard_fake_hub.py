@@ -145,7 +145,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 inside = {path: data for path, data in files.items() if path.startswith(prefix)}
                 if rest and not inside:
                     return self._error(404, "EntryNotFound", f"{rest} does not exist")
-                recursive = query.get("recursive") == ["True"]
+                recursive = query.get("recursive", [""])[0].lower() == "true"
                 entries, folders = [], set()
                 for path, data in sorted(inside.items()):
                     tail = path[len(prefix) :]

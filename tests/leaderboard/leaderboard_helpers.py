@@ -51,6 +51,7 @@ def result_document(
     adapter: str,
     n_parameters: int | None,
     seed: int,
+    dataset_revision: dict[str, Any] = DATA_REVISION,
 ) -> dict[str, Any]:
     """One result as JSON-ready dict, validated through TaskResult, with folds drawn around `level`."""
     name, category, task_type, family, n_entities = task
@@ -72,7 +73,7 @@ def result_document(
             "citation": "Kan-Tor et al. 2024, arXiv:2412.04075",
             "parent": "UniProt keywords" if task_type == "derived binary" else None,
         },
-        "dataset_revision": DATA_REVISION,
+        "dataset_revision": dataset_revision,
         "model": {"id": model_id, "revision": "main", "adapter": adapter, "settings": settings},
         "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500},
         "coverage": {"n_covered": n_entities, "n_task": n_entities, "fraction": 1.0},
@@ -93,6 +94,7 @@ def write_model(
     level: float = 0.8,
     tasks: tuple = TASKS,
     meta: dict[str, Any] | None = None,
+    dataset_revision: dict[str, Any] = DATA_REVISION,
 ) -> Path:
     """Write a complete `<org__model>/main/` results folder under `root`; return that folder."""
     folder = root / model_id.replace("/", "__") / "main"
@@ -105,6 +107,7 @@ def write_model(
             adapter=adapter,
             n_parameters=n_parameters,
             seed=zlib.crc32(f"{model_id}|{i}".encode()),
+            dataset_revision=dataset_revision,
         )
         (folder / task_file_name(task[0])).write_text(json.dumps(document, indent=1))
     meta = {"id": model_id, "revision": "main", "description": f"{model_id} gene embeddings"} if meta is None else meta

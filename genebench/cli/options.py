@@ -1,0 +1,52 @@
+"""Option groups shared by several subcommands, defined once."""
+
+from __future__ import annotations
+
+import argparse
+
+from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
+
+
+def add_data_args(parser: argparse.ArgumentParser) -> None:
+    """`--data` and `--data-revision`: which built data to read."""
+    group = parser.add_argument_group("data")
+    group.add_argument("--data", metavar="DIR_OR_HUB_ID",
+                       help="built data folder or Hub dataset id (default: the snapshot bundled with genebench, "
+                            "or $GENEBENCH_DATA)")
+    group.add_argument("--data-revision", metavar="REV", help="Hub revision (branch, tag or commit) of --data")
+
+
+def add_task_selection_args(parser: argparse.ArgumentParser) -> None:
+    """`--tasks`, `--family`, `--category`, `--type`: which tasks to use (all when none is given)."""
+    group = parser.add_argument_group("task selection (filters combine; default: every task)")
+    group.add_argument("--tasks", nargs="+", metavar="NAME", help="task names, e.g. 'TF vs non-TF' Pathways")
+    group.add_argument("--family", nargs="+", metavar="FAMILY", help="task families, e.g. humantfs reactome")
+    group.add_argument("--category", nargs="+", metavar="CATEGORY", choices=CATEGORIES,
+                       help=f"task categories: {', '.join(repr(c) for c in CATEGORIES)}")
+    group.add_argument("--type", nargs="+", metavar="TYPE", choices=TASK_TYPES,
+                       help=f"task types: {', '.join(repr(t) for t in TASK_TYPES)}")
+    group.add_argument("--no-derived", action="store_true",
+                       help="leave out the derived binary tasks (one per label of a multi-label task)")
+
+
+def selected_tasks(args: argparse.Namespace, data) -> list:
+    """Task metadata chosen by the task-selection options, in registry order."""
+    from genebench.tasks.registry import list_tasks
+
+    chosen = list_tasks(family=args.family, category=args.category, type=args.type,
+                        include_derived=not args.no_derived, data=data)
+    if args.tasks:
+        wanted = {data.metadata(name).name for name in args.tasks}
+        chosen = [meta for meta in chosen if meta.name in wanted]
+    return list(chosen)
+
+
+def open_data_from_args(args: argparse.Namespace):
+    """The `BenchmarkData` named by `--data` / `--data-revision`."""
+    from genebench.data import open_data
+
+    return open_data(args.data, revision=args.data_revision)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keeps the epilog's examples as written and shows defaults."""

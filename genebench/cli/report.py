@@ -1,0 +1,67 @@
+"""`genebench report` and `genebench compare`: tables and figures over results, and paired comparisons."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from genebench.cli.options import HelpFormatter
+
+REPORT_EPILOG = """\
+examples:
+  genebench report results/ --out report/
+  genebench report results-minilm/ results-esm2/ --out report/     # several models side by side
+"""
+
+COMPARE_EPILOG = """\
+examples:
+  genebench compare results/ --a sentence-transformers/all-MiniLM-L6-v2 --b random
+  genebench compare results-a/ results-b/ --a model-a --b model-b --top 20
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    report = subparsers.add_parser(
+        "report", help="tables (markdown, CSV, HTML) and figures over one or more results folders",
+        epilog=REPORT_EPILOG, formatter_class=HelpFormatter,
+        description="Per-task and per-category tables and a models x categories heatmap and bar charts.")
+    report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
+    report.add_argument("--out", type=Path, default=Path("report"), metavar="DIR", help="report folder")
+    report.set_defaults(handler=run_report)
+
+    compare = subparsers.add_parser(
+        "compare", help="paired comparison of two models over their shared tasks", epilog=COMPARE_EPILOG,
+        formatter_class=HelpFormatter,
+        description="Mean AUC difference with a bootstrap confidence interval, win/tie/loss counts, and the "
+                    "tasks where the two models differ most.")
+    compare.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
+    compare.add_argument("--a", required=True, metavar="MODEL", help="first model (as named in `genebench report`)")
+    compare.add_argument("--b", required=True, metavar="MODEL", help="second model")
+    compare.add_argument("--top", type=int, default=10, help="how many most-different tasks to list")
+    compare.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples")
+    compare.set_defaults(handler=run_compare)
+
+
+def _load(folders: list[Path]) -> pd.DataFrame:
+    from genebench.results import load_results
+
+    return pd.concat([load_results(folder) for folder in folders], ignore_index=True)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from genebench.report import category_table, write_report
+
+    results = _load(args.results)
+    written = write_report(results, args.out)
+    print(category_table(results).to_markdown(index=False))
+    print(f"\nwrote {len(written)} files to {args.out}/ (report.html, tables, heatmap and category figures)")
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from genebench.report import compare
+
+    print(compare(_load(args.results), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
+    return 0

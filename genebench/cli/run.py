@@ -1,0 +1,171 @@
+"""`genebench run` and `genebench encode`: the main job, and encoding alone."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from genebench.cli.options import (
+    HelpFormatter,
+    add_data_args,
+    add_task_selection_args,
+    open_data_from_args,
+    selected_tasks,
+)
+from genebench.runner import DEFAULT_MODELS, INPUTS
+
+logger = logging.getLogger(__name__)
+
+RUN_EPILOG = """\
+examples:
+  genebench run --model sentence-transformers/all-MiniLM-L6-v2 --input description --out results/
+  genebench run --model facebook/esm2_t33_650M_UR50D --input protein --category "protein properties"
+  genebench run --model ctheodoris/Geneformer --input token --vocabulary token_dictionary.pkl
+  genebench run --model gene2vec.txt --input precomputed --tasks "TF vs non-TF" Pathways
+  genebench run --config model.yaml            # the same settings, from a file (see README)
+
+Ctrl-C keeps every finished task; rerunning the same command resumes.
+"""
+
+ENCODE_EPILOG = """\
+examples:
+  genebench encode --model sentence-transformers/all-MiniLM-L6-v2 --input description --out minilm.parquet
+  genebench encode --model facebook/esm2_t6_8M_UR50D --input protein --family hpa --out esm2.parquet
+The parquet file can be shared and used again with --input precomputed.
+"""
+
+
+def _add_model_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model")
+    group.add_argument("--model", metavar="MODEL",
+                       help="Hub id or local folder (a table file for --input precomputed); default for "
+                            f"description: {DEFAULT_MODELS['description']}")
+    group.add_argument("--input", choices=INPUTS, help="how a gene becomes model input")
+    group.add_argument("--config", type=Path, metavar="YAML", help="read these settings from a model YAML")
+    group.add_argument("--revision", help="model revision (commit, tag or branch)")
+    group.add_argument("--pooling", help="token pooling: mean or cls (encoders), input or mean/cls (token input)")
+    group.add_argument("--description-source", choices=("refseq", "ncbi", "hgnc", "csv"),
+                       help="description text: bundled RefSeq summaries (default), live NCBI, HGNC names, or a CSV")
+    group.add_argument("--descriptions", metavar="FILE", help="description CSV (symbol,description) for source csv")
+    group.add_argument("--vocabulary", metavar="FILE", help="token input: gene -> token id dictionary (pickle or json)")
+    group.add_argument("--region", choices=("gene", "cds"), help="dna input: genomic region or coding sequence")
+    group.add_argument("--trust-remote-code", action="store_true",
+                       help="allow the model's own Python code to run (needed by e.g. DNABERT-2, HyenaDNA)")
+    group.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    group.add_argument("--batch-size", type=int, help="inputs per forward pass")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    run = subparsers.add_parser(
+        "run", help="encode genes with a model and probe every selected task", epilog=RUN_EPILOG,
+        formatter_class=HelpFormatter,
+        description="Encode the genes the selected tasks need (cached), fit a linear probe per task on the stored "
+                    "folds, write one result file per task as it finishes, print the paper's table and save a "
+                    "figure.",
+    )
+    _add_model_args(run)
+    add_task_selection_args(run)
+    add_data_args(run)
+    probe = run.add_argument_group("probe and output")
+    probe.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="results folder")
+    probe.add_argument("--overwrite", choices=("only-missing", "always", "never"), default="only-missing",
+                       help="what to do with results already in --out (only-missing resumes)")
+    probe.add_argument("--C", type=float, dest="C", help="inverse L2 strength of the probes (default 1.0)")
+    probe.add_argument("--pair-mode", choices=("mean", "concat"), help="gene-pair vector (default mean)")
+    probe.add_argument("--include-genes", metavar="FILE", help="score only these genes (one symbol per line)")
+    probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
+    probe.add_argument("--common-with", nargs="+", metavar="EMBEDDINGS",
+                       help="embedding files (from `genebench encode`) whose common genes every task is limited to")
+    run.set_defaults(handler=run_run)
+
+    encode = subparsers.add_parser("encode", help="encode genes with a model into an embedding file",
+                                   epilog=ENCODE_EPILOG, formatter_class=HelpFormatter,
+                                   description="Encode every gene the selected tasks need and save a parquet table.")
+    _add_model_args(encode)
+    add_task_selection_args(encode)
+    add_data_args(encode)
+    encode.add_argument("--out", type=Path, required=True, metavar="FILE", help="embedding parquet to write")
+    encode.set_defaults(handler=run_encode)
+
+
+def config_from_args(args: argparse.Namespace):
+    """A `RunConfig` from the command line and an optional YAML (command-line values win)."""
+    from genebench.errors import GenebenchError
+    from genebench.runner import RunConfig
+
+    adapter = {key: value for key, value in (
+        ("pooling", args.pooling), ("source", args.description_source), ("descriptions", args.descriptions),
+        ("vocabulary", args.vocabulary), ("region", args.region), ("device", args.device),
+        ("batch_size", args.batch_size), ("trust_remote_code", args.trust_remote_code or None),
+    ) if value is not None}
+    probe = {k: v for k, v in (("C", getattr(args, "C", None)), ("pair_mode", getattr(args, "pair_mode", None)))
+             if v is not None}
+    extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
+    extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
+    if args.config:
+        return RunConfig.from_yaml(args.config, model=args.model, input=args.input, revision=args.revision,
+                                   adapter=adapter, probe=probe, **extra)
+    if not args.input:
+        raise GenebenchError("choose how genes become model input with --input "
+                             f"{{{','.join(INPUTS)}}}, or pass --config model.yaml.")
+    model = args.model or DEFAULT_MODELS.get(args.input)
+    if not model:
+        raise GenebenchError(f"--input {args.input} needs --model (a Hub id, local folder or table file).")
+    return RunConfig(model=model, input=args.input, revision=args.revision, adapter=adapter, probe=probe, **extra)
+
+
+def _encode(args: argparse.Namespace):
+    from genebench.runner import make_encoder, task_genes
+
+    config = config_from_args(args)
+    data = open_data_from_args(args)
+    metadata = selected_tasks(args, data)
+    if not metadata:
+        from genebench.errors import GenebenchError
+
+        raise GenebenchError("no task matches the selection; list them with `genebench tasks`.")
+    tasks = [data.load_task(meta.name) for meta in metadata]
+    genes = task_genes(tasks)
+    logger.info("encoding %d genes for %d tasks with %s (%s input)", len(genes), len(tasks), config.model,
+                config.input)
+    embeddings = make_encoder(config, data).encode(genes)
+    missing = sum(len(v) for v in embeddings.missing.values())
+    print(f"encoded {len(embeddings.symbols)} of {len(genes)} genes ({len(embeddings.symbols) / len(genes):.1%}); "
+          f"{missing} without a vector: " + ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items()))
+    return config, data, tasks, embeddings
+
+
+def run_encode(args: argparse.Namespace) -> int:
+    _, _, _, embeddings = _encode(args)
+    embeddings.save(args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def run_run(args: argparse.Namespace) -> int:
+    from genebench.evaluation import run_probes
+    from genebench.probe.settings import ProbeSettings
+    from genebench.report import plot_categories
+    from genebench.results import load_results
+    from genebench.runner import claim_output, model_info, paper_table, restrict
+
+    config = config_from_args(args)
+    claim_output(args.out, config, overwrite=args.overwrite)
+    config, data, tasks, embeddings = _encode(args)
+    embeddings = restrict(embeddings, config)
+    info = model_info(embeddings, config)
+    results = run_probes(tasks, embeddings, args.out, settings=ProbeSettings(**config.probe), model_info=info,
+                         dataset_revision=data.revision, config=config.to_dict(), overwrite=args.overwrite)
+    table = paper_table(args.out, info)
+    print(f"\n{info.id} ({config.input} input) on {len(results)} tasks, data revision "
+          f"{data.revision['data_hash']}\n")
+    print(table.to_markdown(index=False))
+    skipped = sum(r.skipped is not None for r in results)
+    if skipped:
+        print(f"\n{skipped} tasks skipped (reasons in their result files).")
+    mine = load_results(args.out)
+    mine = mine[(mine["model"] == info.id) & (mine["revision"] == info.revision)]
+    figures = plot_categories(mine, args.out / "figures" / "categories")
+    print(f"\nresults in {args.out}/, figure {figures[0]}")
+    return 0

@@ -1,0 +1,75 @@
+"""`genebench tasks`: list and filter tasks, or show one."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from genebench.cli.options import (
+    HelpFormatter,
+    add_data_args,
+    add_task_selection_args,
+    open_data_from_args,
+    selected_tasks,
+)
+
+EPILOG = """\
+examples:
+  genebench tasks                                   # every task, as a table
+  genebench tasks --category localization --no-derived
+  genebench tasks --show "TF vs non-TF"             # metadata, sizes and label balance
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("tasks", help="list and filter tasks, or show one", epilog=EPILOG,
+                                   formatter_class=HelpFormatter, description="List the benchmark's tasks.")
+    add_task_selection_args(parser)
+    add_data_args(parser)
+    parser.add_argument("--show", metavar="NAME", help="show one task's metadata, sizes and label balance")
+    parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    data = open_data_from_args(args)
+    if args.show:
+        print(describe(data, args.show))
+        return 0
+    from genebench.tasks.registry import TaskList
+
+    frame = TaskList(selected_tasks(args, data)).to_dataframe()
+    if args.format == "csv":
+        print(frame.to_csv(index=False), end="")
+    elif args.format == "json":
+        print(frame.to_json(orient="records", indent=2))
+    else:
+        print(frame.to_markdown(index=False) if len(frame) else "no task matches these filters")
+        print(f"\n{len(frame)} tasks")
+    return 0
+
+
+def describe(data, name: str) -> str:
+    """A task's metadata with its size, fold sizes and label balance."""
+    task = data.load_task(name)
+    meta = task.metadata
+    lines = [f"{meta.name}", "=" * len(meta.name)]
+    for field in ("family", "category", "type", "evaluation", "parent", "description", "notes", "source_url",
+                  "source_version", "license", "hgnc_version"):
+        value = getattr(meta, field)
+        if value:
+            lines.append(f"{field:>15}: {value}")
+    if meta.aliases:
+        lines.append(f"{'aliases':>15}: {', '.join(meta.aliases)}")
+    lines.append(f"{'rows':>15}: {len(task.folds)}  (folds: {np.bincount(task.folds[task.folds >= 0]).tolist()})")
+    lines.append(f"{'symbols':>15}: {meta.symbol_report}")
+    if meta.type == "regression":
+        lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
+        return "\n".join(lines)
+    counts = task.labels.sum(axis=0) if task.labels.ndim == 2 else np.bincount(task.labels, minlength=len(
+        meta.label_names))
+    lines.append(f"{'labels':>15}:")
+    for label, count in sorted(zip(meta.label_names, counts), key=lambda item: -item[1]):
+        lines.append(f"{'':>17}{count:>7}  {count / len(task.folds):6.1%}  {label}")
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""The main job: encode the genes a task selection needs, probe every task, and write results and figures."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from genebench.data import BenchmarkData
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import GenebenchError, ResultsError
+from genebench.results import ModelInfo, load_results, summary_table
+
+logger = logging.getLogger(__name__)
+
+RUN_FILE = "run_config.yaml"
+INPUTS = ("token", "description", "dna", "protein", "precomputed", "bag-of-words", "random")
+DEFAULT_MODELS = {"description": "sentence-transformers/all-MiniLM-L6-v2", "bag-of-words": "bag-of-words",
+                  "random": "random"}
+
+
+@dataclass
+class RunConfig:
+    """Everything a run depends on; saved with every result, and loadable from a YAML file.
+
+    Attributes:
+        model: Hub id, local folder, or (precomputed) a table file.
+        input: one of `INPUTS`.
+        revision: model revision (commit, tag or branch).
+        adapter: further adapter settings (pooling, description source, region, vocabulary, ...).
+        probe: probe settings (`genebench.probe.ProbeSettings` fields).
+        include_genes / exclude_genes: files of symbols (one per line) restricting every task's genes.
+        common_with: embedding files whose genes every task is restricted to, so models compare on one set.
+    """
+
+    model: str
+    input: str
+    revision: str | None = None
+    adapter: dict[str, Any] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)
+    include_genes: str | None = None
+    exclude_genes: str | None = None
+    common_with: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.input not in INPUTS:
+            import difflib
+
+            close = difflib.get_close_matches(self.input, INPUTS, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise GenebenchError(f"input '{self.input}' is not known.{hint} Expected one of: {', '.join(INPUTS)}.")
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, **overrides: Any) -> RunConfig:
+        """Read a model YAML (the keys of this class); `overrides` that are not None win."""
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(path).read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise GenebenchError(f"config '{path}': cannot be read as YAML ({exc}).") from exc
+        unknown = sorted(set(loaded) - set(cls.__dataclass_fields__))
+        if not isinstance(loaded, dict) or unknown:
+            raise GenebenchError(f"config '{path}': unknown keys {unknown}; expected keys among "
+                                 f"{sorted(cls.__dataclass_fields__)}.")
+        merged = {**loaded, **{k: v for k, v in overrides.items() if v not in (None, {}, [])}}
+        for key in ("adapter", "probe"):
+            merged[key] = {**loaded.get(key, {}), **overrides.get(key, {})}
+        missing = [k for k in ("model", "input") if not merged.get(k)]
+        if missing:
+            raise GenebenchError(f"config '{path}': missing {missing}; give them in the file or on the command line.")
+        return cls(**merged)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def make_encoder(config: RunConfig, data: BenchmarkData, *, cache: bool = True):
+    """The adapter for `config`, wrapped in the embedding cache."""
+    from model_adapters import get_adapter
+    from model_adapters.cache import CachedEncoder
+
+    settings = dict(config.adapter)
+    if config.revision and config.input not in ("precomputed", "bag-of-words", "random"):
+        settings["revision"] = config.revision
+    if config.input in ("description", "bag-of-words") and settings.get("source", "refseq") == "refseq":
+        settings.setdefault("descriptions", str(data.descriptions("refseq")))
+    encoder = get_adapter(config.input, config.model, hgnc=data.hgnc(), **settings)
+    return CachedEncoder(encoder) if cache and config.input != "precomputed" else encoder
+
+
+def task_genes(tasks: list) -> list[str]:
+    """Every gene symbol the tasks need, sorted."""
+    genes: set[str] = set()
+    for task in tasks:
+        genes.update(map(str, task.genes()))
+    return sorted(genes)
+
+
+def restrict(embeddings: GeneEmbeddings, config: RunConfig) -> GeneEmbeddings:
+    """Apply the common-gene-set options."""
+    from genebench.probe.engine import restrict_genes
+
+    include = _read_symbols(config.include_genes) if config.include_genes else None
+    exclude = _read_symbols(config.exclude_genes) if config.exclude_genes else None
+    others = [GeneEmbeddings.load(path) for path in config.common_with]
+    if include is None and exclude is None and not others:
+        return embeddings
+    return restrict_genes(embeddings, include=include, exclude=exclude, intersect=others)
+
+
+def _read_symbols(path: str) -> list[str]:
+    try:
+        return [line.strip() for line in Path(path).read_text().splitlines() if line.strip()]
+    except OSError as exc:
+        raise GenebenchError(f"gene list '{path}': cannot be read ({exc}); pass a file with one symbol per line.") \
+            from exc
+
+
+def model_info(embeddings: GeneEmbeddings, config: RunConfig) -> ModelInfo:
+    """The `ModelInfo` results record, from what the adapter reported."""
+    model = embeddings.model
+    settings = {k: v for k, v in model.items() if k not in ("model_id", "revision", "input")}
+    return ModelInfo(id=config.model, revision=str(model.get("revision") or config.revision or "unknown"),
+                     adapter=config.input, settings=settings)
+
+
+def claim_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
+    """Refuse an output folder that holds another model's run, unless results are to be overwritten.
+
+    The run's config is saved there as `run_config.yaml`, which `--config` reads back to repeat the run.
+    """
+    import yaml
+
+    out.mkdir(parents=True, exist_ok=True)
+    marker = out / RUN_FILE
+    identity = ("model", "input", "revision", "adapter")
+    if marker.exists() and overwrite != "always":
+        theirs = yaml.safe_load(marker.read_text()) or {}
+        if any(theirs.get(key) != getattr(config, key) for key in identity):
+            raise ResultsError(
+                f"output folder '{out}' holds the results of another run ({theirs.get('model')}, input "
+                f"{theirs.get('input')}); pass another --out, or --overwrite always to replace them."
+            )
+    tmp = out / f".{RUN_FILE}.tmp"
+    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    os.replace(tmp, marker)
+
+
+def paper_table(out: Path, model: ModelInfo) -> pd.DataFrame:
+    """Mean ± std AUC per category and per task type for one model's results, with coverage."""
+    results = load_results(out)
+    mine = results[(results["model"] == model.id) & (results["revision"] == model.revision)]
+    main = mine[mine["is_main"]]
+    metric = main["metric"].mode().iat[0] if len(main) else "roc_auc"
+    table = summary_table(mine, metric=metric)
+    skipped = mine[mine["skipped"].notna()]["task"].nunique()
+    table = table.assign(**{"AUC (mean ± std)": table["cell"], "coverage": table["coverage"].map("{:.1%}".format)})
+    table.attrs["n_skipped"] = int(skipped)
+    return table[["by", "group", "n_tasks", "AUC (mean ± std)", "coverage"]]
+

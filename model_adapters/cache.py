@@ -1,0 +1,130 @@
+"""The embedding cache: a wrapper that encodes each gene once per (model, revision, input, pooling, source).
+
+The cache is one plain parquet file in `GeneEmbeddings`' format, at
+`<cache_dir>/embeddings/<org__model>/<input>-<key>.parquet`, so a user can share it or load it with
+`PrecomputedAdapter`. Genes are encoded in chunks and the file is rewritten atomically after each, so an
+interrupted run resumes from what is cached. Genes an adapter could not encode are cached as missing too.
+A corrupt or foreign file is reported with a warning and rebuilt.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genebench.constants import cache_dir as default_cache_dir
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import EmbeddingError
+from model_adapters.base import AdapterMeta, GeneEncoder
+
+logger = logging.getLogger(__name__)
+
+
+def cache_path(meta: AdapterMeta, cache_dir: str | Path | None = None) -> Path:
+    """Where the cache file of an adapter lives."""
+    root = Path(cache_dir) if cache_dir else default_cache_dir()
+    folder = re.sub(r"[^\w.-]+", "__", meta.model_id.strip("/")) or "model"
+    return root / "embeddings" / folder / f"{meta.input}-{meta.cache_key()}.parquet"
+
+
+def _merge_settings(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Counts add up across chunks; anything else takes the newest value."""
+    merged = dict(old)
+    for key, value in new.items():
+        is_count = isinstance(value, int) and not isinstance(value, bool) and key.startswith("n_")
+        merged[key] = merged.get(key, 0) + value if is_count and isinstance(merged.get(key), int) else value
+    return merged
+
+
+class CachedEncoder:
+    """Wrap any `GeneEncoder` so each gene is encoded once and progress survives interruptions.
+
+    Args:
+        encoder: the adapter to wrap.
+        cache_dir: cache root (default: `genebench.constants.cache_dir()`).
+        chunk_size: genes encoded between two writes of the cache file.
+
+    Examples:
+        >>> cached = CachedEncoder(RandomAdapter(hgnc=hgnc), cache_dir=tmp)  # doctest: +SKIP
+        >>> cached.encode(["TP53"]).vectors.shape  # doctest: +SKIP
+        (1, 256)
+    """
+
+    def __init__(self, encoder: GeneEncoder, *, cache_dir: str | Path | None = None, chunk_size: int = 1024) -> None:
+        self.encoder = encoder
+        self.cache_dir = cache_dir
+        self.chunk_size = chunk_size
+
+    @property
+    def meta(self) -> AdapterMeta:
+        """The wrapped adapter's record."""
+        return self.encoder.meta
+
+    @property
+    def path(self) -> Path:
+        """The cache file."""
+        return cache_path(self.meta, self.cache_dir)
+
+    def load(self) -> GeneEmbeddings | None:
+        """The cache file's contents, or None when absent, corrupt or written for another key."""
+        path = self.path
+        if not path.exists():
+            return None
+        try:
+            stored = GeneEmbeddings.load(path)
+        except EmbeddingError as exc:
+            warnings.warn(f"embedding cache '{path}' is corrupt ({exc}); its genes will be re-encoded and the file "
+                          "rewritten.", stacklevel=2)
+            return None
+        if stored.model.get("cache_key") != self.meta.cache_key():
+            warnings.warn(f"embedding cache '{path}' was written for another model or setting (key "
+                          f"{stored.model.get('cache_key')!r}); its genes will be re-encoded.", stacklevel=2)
+            return None
+        return stored
+
+    def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
+        """Vectors for `symbols`, encoding only genes the cache holds neither a vector nor a reason for."""
+        distinct = list(dict.fromkeys(symbols))
+        stored = self.load()
+        rows: dict[str, np.ndarray] = {}
+        missing: dict[str, list[str]] = {}
+        model: dict[str, Any] = {**self.meta.model_dump(), "cache_key": self.meta.cache_key()}
+        if stored is not None:
+            rows = dict(zip(stored.symbols, stored.vectors))
+            missing = {reason: list(genes) for reason, genes in stored.missing.items()}
+            model = stored.model
+        settled = set(rows) | {s for genes in missing.values() for s in genes}
+        todo = [s for s in distinct if s not in settled]
+        logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
+                    len(todo))
+        for start in range(0, len(todo), self.chunk_size):
+            part = self.encoder.encode(todo[start:start + self.chunk_size])
+            rows.update(zip(part.symbols, part.vectors))
+            for reason, genes in part.missing.items():
+                missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
+            model = {**model, **{k: v for k, v in part.model.items() if k != "settings"},
+                     "settings": _merge_settings(model.get("settings", {}), part.model.get("settings", {}))}
+            self._save(rows, missing, model)
+        genes = [s for s in distinct if s in rows]
+        wanted = set(distinct)
+        dim = len(next(iter(rows.values()))) if rows else (self.meta.dim or 0)
+        return GeneEmbeddings(
+            symbols=np.asarray(genes, dtype=object),
+            vectors=np.stack([rows[s] for s in genes]) if genes else np.zeros((0, dim), np.float32),
+            model={**model, "cache": {"path": str(self.path), "n_from_cache": len(distinct) - len(todo),
+                                      "n_encoded": len(todo)}},
+            missing={r: [s for s in g if s in wanted] for r, g in missing.items() if any(s in wanted for s in g)},
+        )
+
+    def _save(self, rows: dict[str, np.ndarray], missing: dict[str, list[str]], model: dict[str, Any]) -> None:
+        symbols = list(rows)
+        dim = len(rows[symbols[0]]) if symbols else (self.meta.dim or 0)
+        vectors = np.stack([rows[s] for s in symbols]) if symbols else np.zeros((0, dim), np.float32)
+        GeneEmbeddings(symbols=np.asarray(symbols, dtype=object), vectors=vectors, model=model,
+                       missing=missing).save(self.path)

@@ -1,0 +1,212 @@
+"""Precomputed input: a table mapping gene symbol to vector, as shipped by Gene2vec, GenePT and others.
+
+Formats: CSV / TSV (a symbol column and numeric columns; gzipped too), parquet (wide, or genebench's
+`symbol` + `vector` format, so an embedding cache file loads as is), `.npy` with an index file (one
+symbol per line), word2vec text (`n d` header optional, then `SYMBOL v1 ... vd`, as Gene2vec ships) and
+Hugging Face datasets (a `save_to_disk` folder or a Hub id, with symbol and vector columns).
+Table symbols are normalised to current HGNC symbols; renamed, ambiguous and unknown ones are counted in
+the model settings and logged, and requested genes the table lacks are reported missing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.symbols import SymbolMapper
+from model_adapters.base import NOT_IN_TABLE, UNKNOWN_SYMBOL, AdapterMeta, file_version, make_embeddings, split_known
+
+logger = logging.getLogger(__name__)
+
+SYMBOL_COLUMNS = ("symbol", "gene", "gene_symbol", "Symbol", "Gene", "gene_name")
+VECTOR_COLUMNS = ("vector", "embedding", "embeddings", "emb")
+
+
+def _open_text(path: Path):
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8")
+
+
+def _is_word2vec(path: Path) -> bool:
+    """A header `n d`, or whitespace-separated `SYMBOL v1 ... vd` lines without commas or tabs."""
+    with _open_text(path) as handle:
+        first = handle.readline().strip()
+    fields = first.split()
+    if len(fields) == 2 and all(f.isdigit() for f in fields):
+        return True
+    if "," in first or "\t" in first or len(fields) < 2:
+        return False
+    try:
+        [float(f) for f in fields[1:]]
+    except ValueError:
+        return False
+    return True
+
+
+def read_word2vec(path: Path) -> tuple[list[str], np.ndarray]:
+    """Symbols and vectors of a word2vec text file (header line optional)."""
+    symbols, rows = [], []
+    with _open_text(path) as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.split()
+            if not fields or (number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields)):
+                continue
+            try:
+                rows.append([float(f) for f in fields[1:]])
+            except ValueError as exc:
+                raise SourceFormatError(f"word2vec file '{path}', line {number}: expected 'SYMBOL v1 ... vd', "
+                                        f"found {line[:60]!r}.") from exc
+            symbols.append(fields[0])
+    if len({len(r) for r in rows}) > 1:
+        raise SourceFormatError(f"word2vec file '{path}': expected every line to have the same number of values, "
+                                f"found {sorted({len(r) for r in rows})}.")
+    return symbols, np.asarray(rows, dtype=np.float32)
+
+
+def _split_frame(frame: pd.DataFrame, source: str, symbol_column: str | None) -> tuple[list[str], np.ndarray]:
+    """Symbol column + (a list column of vectors, or all remaining numeric columns)."""
+    column = symbol_column or next((c for c in SYMBOL_COLUMNS if c in frame.columns), frame.columns[0])
+    if column not in frame.columns:
+        raise SourceFormatError(f"table '{source}': expected a symbol column '{column}', found "
+                                f"{list(frame.columns)[:10]}; pass --symbol-column.")
+    symbols = frame[column].astype(str).tolist()
+    vector_column = next((c for c in VECTOR_COLUMNS if c in frame.columns), None)
+    try:
+        if vector_column is not None:
+            vectors = np.stack([np.asarray(v, dtype=np.float32) for v in frame[vector_column]])
+        else:
+            vectors = frame.drop(columns=[column]).apply(pd.to_numeric).to_numpy(dtype=np.float32)
+    except (ValueError, TypeError) as exc:
+        raise SourceFormatError(
+            f"table '{source}': expected a symbol column '{column}' and numeric vector columns, found columns "
+            f"{list(frame.columns)[:10]} ({exc}); pass --symbol-column, or one vector column named 'vector'."
+        ) from exc
+    return symbols, vectors
+
+
+def read_table(path: str | Path, *, index: str | Path | None = None, symbol_column: str | None = None,
+               split: str = "train") -> tuple[list[str], np.ndarray, str]:
+    """Read any supported table. Returns (symbols, vectors of shape (n, d), version stamp)."""
+    path = Path(path)
+    if path.is_dir() or (not path.exists() and str(path).count("/") == 1 and not path.suffix):
+        return _read_dataset(path, symbol_column, split)
+    if not path.exists():
+        raise MissingSourceError(f"embedding table '{path}': file not found; pass an existing file or dataset id.")
+    version = file_version(path)
+    suffixes = [s for s in path.suffixes if s != ".gz"]
+    kind = suffixes[-1] if suffixes else ""
+    if kind == ".npy":
+        if index is None:
+            raise SourceFormatError(f"embedding table '{path}': a .npy file needs an index of symbols; pass "
+                                    "--index FILE with one symbol per line, in row order.")
+        symbols = [line.strip() for line in Path(index).read_text().splitlines() if line.strip()]
+        vectors = np.load(path, allow_pickle=False)
+        if vectors.ndim != 2 or len(vectors) != len(symbols):
+            raise SourceFormatError(f"embedding table '{path}': expected shape ({len(symbols)}, d) to match index "
+                                    f"'{index}', found {vectors.shape}.")
+        return symbols, vectors.astype(np.float32), f"{version}+{file_version(index)}"
+    if kind == ".parquet":
+        import pyarrow.parquet as pq
+
+        if {"symbol", "vector"} <= set(pq.read_schema(path).names):
+            table = GeneEmbeddings.load(path)
+            return list(table.symbols), table.vectors, version
+        return (*_split_frame(pd.read_parquet(path), str(path), symbol_column), version)
+    if _is_word2vec(path):
+        return (*read_word2vec(path), version)
+    sep = "\t" if kind in (".tsv", ".txt") else ","
+    frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], dtype={symbol_column or 0: str})
+    return (*_split_frame(frame, str(path), symbol_column), version)
+
+
+def _read_dataset(path: Path, symbol_column: str | None, split: str) -> tuple[list[str], np.ndarray, str]:
+    import datasets
+
+    if path.is_dir():
+        loaded = datasets.load_from_disk(str(path))
+    else:
+        loaded = datasets.load_dataset(str(path), split=split)
+    if isinstance(loaded, datasets.DatasetDict):
+        loaded = loaded[split]
+    version = f"{path.name}@{loaded._fingerprint}"
+    return (*_split_frame(loaded.to_pandas(), str(path), symbol_column), version)
+
+
+class PrecomputedAdapter:
+    """Serve vectors from a precomputed table, with symbols normalised through HGNC.
+
+    Args:
+        model: the table's path, or a Hugging Face dataset id or folder.
+        hgnc: the HGNC table.
+        index: for `.npy`: a text file with one symbol per row of the array.
+        symbol_column: the column holding symbols (default: the first of `SYMBOL_COLUMNS`, else the first).
+        split: dataset split, for Hugging Face datasets.
+        name: the model id to record (default: the file name).
+
+    Examples:
+        >>> PrecomputedAdapter("gene2vec_dim_200_iter_9_w2v.txt", hgnc=hgnc).encode(["TP53"])  # doctest: +SKIP
+    """
+
+    def __init__(self, model: str | Path, *, hgnc: pd.DataFrame, index: str | Path | None = None,
+                 symbol_column: str | None = None, split: str = "train", name: str | None = None) -> None:
+        self.path = Path(model)
+        self.hgnc = hgnc
+        self.index = index
+        self.symbol_column = symbol_column
+        self.split = split
+        self.name = name or self.path.name
+
+    @cached_property
+    def _table(self) -> tuple[dict[str, np.ndarray], str, dict[str, int]]:
+        """(current symbol -> vector, version, counts of what normalisation did)."""
+        symbols, vectors, version = read_table(self.path, index=self.index, symbol_column=self.symbol_column,
+                                               split=self.split)
+        finite = np.isfinite(vectors).all(axis=1)
+        report = SymbolMapper(self.hgnc).resolve(symbols)
+        table: dict[str, np.ndarray] = {}
+        n_duplicate = 0
+        for symbol, vector, ok in zip(symbols, vectors, finite):
+            current = report.mapping.get(symbol)
+            if not current or not ok:
+                continue
+            if current in table:
+                n_duplicate += 1
+                if symbol != current:
+                    continue
+            table[current] = vector
+        counts = {"n_rows": len(symbols), "n_renamed": len(report.renamed), "n_ambiguous": len(report.ambiguous),
+                  "n_unknown": len(report.unknown), "n_duplicate": n_duplicate, "n_non_finite": int((~finite).sum())}
+        logger.info("table '%s': %s", self.path, counts)
+        if report.unknown:
+            logger.warning("table '%s': %d symbols are not HGNC symbols, e.g. %s", self.path, len(report.unknown),
+                           report.unknown[:5])
+        if report.ambiguous:
+            logger.warning("table '%s': %d symbols are ambiguous, e.g. %s", self.path, len(report.ambiguous),
+                           list(report.ambiguous.items())[:3])
+        return table, version, counts
+
+    @cached_property
+    def meta(self) -> AdapterMeta:
+        """Table name and version (a file hash, or the dataset fingerprint)."""
+        table, version, _ = self._table
+        dim = len(next(iter(table.values()))) if table else None
+        return AdapterMeta(model_id=self.name, revision=version, input="precomputed", pooling="none", dim=dim,
+                           settings={"path": str(self.path)})
+
+    def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
+        """The table's vectors for `symbols`; genes it lacks are reported missing."""
+        known, unknown = split_known(symbols, self.hgnc)
+        table, _, counts = self._table
+        genes = [s for s in known if s in table]
+        vectors = np.stack([table[s] for s in genes]) if genes else np.zeros((0, self.meta.dim or 0))
+        absent = [s for s in known if s not in table]
+        return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NOT_IN_TABLE: absent}, **counts)

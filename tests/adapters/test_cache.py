@@ -1,0 +1,85 @@
+"""The embedding cache: free second runs, resumable interrupted runs, corrupt files rebuilt, shareable files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model_adapters.baselines import RandomAdapter
+from model_adapters.cache import CachedEncoder, cache_path
+from model_adapters.precomputed import PrecomputedAdapter
+
+
+class CountingRandom(RandomAdapter):
+    """The random baseline, recording which genes it was asked to encode and failing on request."""
+
+    def __init__(self, *args, fail_on_call: int | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.calls: list[list[str]] = []
+        self.fail_on_call = fail_on_call
+
+    def encode(self, symbols):
+        self.calls.append(list(symbols))
+        if len(self.calls) == self.fail_on_call:
+            raise KeyboardInterrupt
+        return super().encode(symbols)
+
+
+def test_second_encode_costs_nothing(hgnc, tmp_path):
+    inner = CountingRandom(hgnc=hgnc, dim=4)
+    cached = CachedEncoder(inner, cache_dir=tmp_path)
+    first = cached.encode(["TP53", "EGFR", "NOTAGENE"])
+    second = cached.encode(["EGFR", "TP53", "NOTAGENE"])
+    assert inner.calls == [["TP53", "EGFR", "NOTAGENE"]]
+    assert second.symbols.tolist() == ["EGFR", "TP53"]
+    np.testing.assert_array_equal(second.vectors, first.vectors[[1, 0]])
+    assert second.missing == {"unknown_symbol": ["NOTAGENE"]}  # known-missing genes are not retried
+    assert second.model["cache"] == {"path": str(cached.path), "n_from_cache": 3, "n_encoded": 0}
+    cached.encode(["TP53", "HLA-A"])
+    assert inner.calls[-1] == ["HLA-A"]
+
+
+def test_interrupted_encoding_resumes_from_the_cached_chunks(hgnc, tmp_path):
+    genes = ["TP53", "EGFR", "HLA-A", "A4GALT", "AAAS"]
+    failing = CountingRandom(hgnc=hgnc, dim=4, fail_on_call=2)
+    with pytest.raises(KeyboardInterrupt):
+        CachedEncoder(failing, cache_dir=tmp_path, chunk_size=2).encode(genes)
+    resumed = CountingRandom(hgnc=hgnc, dim=4)
+    result = CachedEncoder(resumed, cache_dir=tmp_path, chunk_size=2).encode(genes)
+    assert resumed.calls == [["HLA-A", "A4GALT"], ["AAAS"]]  # the first chunk came from the cache
+    np.testing.assert_array_equal(result.vectors, RandomAdapter(hgnc=hgnc, dim=4).encode(genes).vectors)
+
+
+def test_corrupt_cache_file_warns_and_is_rebuilt(hgnc, tmp_path):
+    inner = CountingRandom(hgnc=hgnc, dim=4)
+    cached = CachedEncoder(inner, cache_dir=tmp_path)
+    cached.encode(["TP53"])
+    cached.path.write_bytes(b"PAR1 this is not parquet")
+    with pytest.warns(UserWarning, match="is corrupt.*re-encoded"):
+        result = cached.encode(["TP53"])
+    assert inner.calls == [["TP53"], ["TP53"]] and result.symbols.tolist() == ["TP53"]
+    assert len(CachedEncoder(inner, cache_dir=tmp_path).load().symbols) == 1  # rewritten, readable
+
+
+def test_cache_key_separates_settings_and_file_loads_as_precomputed(hgnc, tmp_path):
+    seed0, seed1 = RandomAdapter(hgnc=hgnc, dim=4, seed=0), RandomAdapter(hgnc=hgnc, dim=4, seed=1)
+    assert cache_path(seed0.meta, tmp_path) != cache_path(seed1.meta, tmp_path)
+    cached = CachedEncoder(seed0, cache_dir=tmp_path)
+    encoded = cached.encode(["TP53", "EGFR"])
+    assert cached.path.parent == tmp_path / "embeddings" / "random"
+    shared = PrecomputedAdapter(cached.path, hgnc=hgnc).encode(["EGFR", "TP53"])
+    np.testing.assert_array_equal(shared.vectors, encoded.vectors[[1, 0]])
+
+
+def test_cached_protein_encoding_in_chunks_adds_up_counts(api, esm_protein_dir, hgnc, tmp_path):
+    from model_adapters.clients import UniProtClient
+    from model_adapters.protein import ProteinAdapter
+
+    client = UniProtClient(api.url("uniprot"), cache_dir=tmp_path / "http")
+    adapter = ProteinAdapter(str(esm_protein_dir), hgnc=hgnc, client=client)
+    whole = adapter.encode(["TP53", "EGFR"])
+    cached = CachedEncoder(ProteinAdapter(str(esm_protein_dir), hgnc=hgnc, client=client), cache_dir=tmp_path,
+                           chunk_size=1).encode(["TP53", "EGFR", "HLA-A"])
+    np.testing.assert_allclose(cached.vectors, whole.vectors, atol=1e-5)
+    assert cached.model["settings"]["n_extra_chunks"] == whole.model["settings"]["n_extra_chunks"]
+    assert cached.missing == {"no_sequence": ["HLA-A"]}

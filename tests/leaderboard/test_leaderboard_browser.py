@@ -1,0 +1,138 @@
+"""End to end in Debian's chromium, driven by Playwright: load the built page from file://, sort, filter, check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from leaderboard_helpers import MODELS, TASKS, write_model
+
+from genebench.leaderboard import build_site, find_figures, validate_results
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+HOSTILE_TASK = ('Sneaky </script><img src=x onerror="window.__pwned=1"> task', "localization", "binary", "hpa", 40)
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian chromium absent: apt-get update && apt-get install -y chromium"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
+    root = tmp_path_factory.mktemp("results")
+    for model_id, (adapter, n_parameters, level) in MODELS.items():
+        tasks = (*TASKS, HOSTILE_TASK) if adapter == "token" else TASKS
+        write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level, tasks=tasks)
+    runs = validate_results(root)
+    index = build_site(runs, tmp_path_factory.mktemp("site"), figures=find_figures([root]))
+    return index, runs
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+def column(page, table: str, col: str) -> list[str]:
+    return page.locator(f'{table} tbody td[data-col="{col}"]').all_inner_texts()
+
+
+def overall(runs, model_id: str, category: str | None = None) -> str:
+    run = next(r for r in runs if r.model.id == model_id)
+    means = [r.scores["roc_auc"].mean for r in run.results if category in (None, r.task.category)]
+    return f"{np.mean(means):.3f} \u00b1 {np.std(means):.3f}"
+
+
+def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> None:
+    index, runs = site
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(index.as_uri())
+    page.wait_for_selector("#summary-table tbody tr")
+
+    # Default: ranked by overall mean AUC over all tasks.
+    assert column(page, "#summary-table", "rank") == ["1", "2", "3"]
+    assert column(page, "#summary-table", "model")[0].startswith("sentence-transformers/all-MiniLM-L6-v2")
+    minilm = "sentence-transformers/all-MiniLM-L6-v2"
+    assert column(page, "#summary-table", "overall")[0] == overall(runs, minilm)
+    headers = page.locator("#summary-table thead th").all_inner_texts()
+    assert headers[4:9] == [
+        "genomic properties",
+        "regulatory functions",
+        "localization",
+        "biological processes",
+        "protein properties",
+    ]
+
+    # Sort by model name (ascending), then by overall (descending first, then ascending).
+    page.click('#summary-table th[data-col="model"]')
+    assert [m.split(" @")[0] for m in column(page, "#summary-table", "model")] == sorted(MODELS, key=str.lower)
+    page.click('#summary-table th[data-col="overall"]')
+    assert column(page, "#summary-table", "rank") == ["1", "2", "3"]
+    page.click('#summary-table th[data-col="overall"]')
+    assert column(page, "#summary-table", "rank") == ["3", "2", "1"]
+    assert page.get_attribute('#summary-table th[data-col="overall"]', "aria-sort") == "ascending"
+
+    # Filter by input modality and by model size.
+    page.select_option("#filter-modality", "protein")
+    assert [m.split(" @")[0] for m in column(page, "#summary-table", "model")] == ["facebook/esm2_t33_650M_UR50D"]
+    page.select_option("#filter-modality", "")
+    page.select_option("#filter-size", "small")
+    assert len(column(page, "#summary-table", "model")) == 2
+    page.click("#filter-reset")
+
+    # Filter by category: aggregates are recomputed over the selected tasks only.
+    page.select_option("#filter-category", "regulatory functions")
+    assert page.locator("#summary-table thead th").all_inner_texts()[4:6] == ["regulatory functions", "Overall"]
+    rows = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "overall")))
+    assert rows[f"{minilm} @main"] == overall(runs, minilm, "regulatory functions")
+    assert page.locator(".task-table").count() == 1
+    assert page.locator(".task-table tbody tr").count() == 2
+    page.select_option("#filter-category", "")
+    page.select_option("#filter-type", "categorical")
+    assert page.inner_text("#filter-status") == "3 of 3 models, 2 of 10 tasks"
+    page.click("#filter-reset")
+
+    # Per-task tables sort by a model's score.
+    table = '.task-table[data-category="biological processes"]'
+    page.click(f'{table} th[data-col="model:ctheodoris__Geneformer/main"]')
+    scores = [float(s.split(" ")[0]) for s in column(page, table, "model:ctheodoris__Geneformer/main")]
+    assert scores == sorted(scores, reverse=True) and len(scores) == 2
+
+    # Model rows link to metadata and results that exist beside the page.
+    href = page.get_attribute('#summary-table tr[data-model="ctheodoris__Geneformer/main"] a.meta-link', "href")
+    assert json.loads((index.parent / href).read_text())["id"] == "ctheodoris/Geneformer"
+    href = page.get_attribute('#summary-table tr[data-model="ctheodoris__Geneformer/main"] a.results-link', "href")
+    assert len(json.loads((index.parent / href).read_text())) == len(TASKS) + 1
+
+    # Submission text is shown as text, never run as HTML.
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator(".task-table img").count() == 0
+    assert HOSTILE_TASK[0] in page.locator('.task-table[data-category="localization"]').inner_text()
+    assert page.locator("#figures img").count() == 1
+    assert page.evaluate("document.querySelector('#figures img').naturalWidth") > 100, "heatmap PNG loads"
+    assert errors == []
+
+    shot = tmp_path / "leaderboard.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page.close()

@@ -1,0 +1,108 @@
+"""Metrics against scikit-learn and hand-computed values."""
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from sklearn.metrics import f1_score, mean_squared_error, precision_score, r2_score, recall_score, roc_auc_score
+
+from genebench import metrics
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(0)
+
+
+def test_binary_auc_matches_sklearn_with_ties(rng):
+    y = rng.integers(0, 2, 200)
+    score = np.round(rng.random(200) + 0.3 * y, 1)  # many ties
+    assert metrics.roc_auc(y, score, task_type="binary") == pytest.approx(roc_auc_score(y, score), abs=1e-12)
+    assert metrics.roc_auc(y, np.stack([1 - score, score], 1), task_type="derived binary") == pytest.approx(
+        roc_auc_score(y, score), abs=1e-12)
+
+
+def test_categorical_auc_is_ovr_weighted(rng):
+    y = rng.integers(0, 4, 300)
+    proba = rng.dirichlet(np.ones(4), 300) + np.eye(4)[y] * 0.3
+    proba /= proba.sum(1, keepdims=True)
+    expected = roc_auc_score(y, proba, multi_class="ovr", average="weighted")
+    assert metrics.roc_auc(y, proba, task_type="categorical") == pytest.approx(expected, abs=1e-12)
+
+
+def test_categorical_auc_skips_absent_classes(rng):
+    y = rng.integers(0, 3, 100)
+    proba = rng.dirichlet(np.ones(4), 100)
+    expected = roc_auc_score(y, proba[:, :3] / proba[:, :3].sum(1, keepdims=True), multi_class="ovr",
+                             average="weighted")
+    per_class = [roc_auc_score(y == c, proba[:, c]) for c in range(3)]
+    weights = np.bincount(y, minlength=3)
+    assert metrics.roc_auc(y, proba, task_type="categorical") == pytest.approx(np.average(per_class, weights=weights))
+    assert np.isfinite(expected)
+
+
+def test_multilabel_auc_is_weighted_and_from_probabilities(rng):
+    y = (rng.random((250, 5)) < [0.1, 0.2, 0.3, 0.4, 0.5]).astype(int)
+    proba = np.clip(rng.random((250, 5)) * 0.7 + 0.3 * y, 0, 1)
+    expected = roc_auc_score(y, proba, average="weighted")
+    assert metrics.roc_auc(y, proba, task_type="multi-label") == pytest.approx(expected, abs=1e-12)
+    hard = metrics.roc_auc(y, (proba >= 0.5).astype(float), task_type="multi-label")
+    assert hard != pytest.approx(expected)  # the reference's hard-label AUC is a different (wrong) number
+
+
+def test_multilabel_auc_skips_one_class_labels():
+    y = np.array([[1, 0, 1], [0, 0, 1], [1, 0, 1], [0, 0, 1]])
+    proba = np.array([[0.9, 0.1, 0.2], [0.2, 0.3, 0.4], [0.6, 0.2, 0.6], [0.4, 0.5, 0.8]])
+    assert metrics.roc_auc(y, proba, task_type="multi-label") == 1.0
+    assert np.isnan(metrics.roc_auc(y[:, 1:], proba[:, 1:], task_type="multi-label"))
+
+
+def test_auc_per_gene_by_hand():
+    y = np.array([1, 0, 1, 0, 1, 1, 0, 0])
+    score = np.array([0.9, 0.1, 0.2, 0.8, 0.5, 0.4, 0.3, 0.35])
+    genes = np.array(["A", "A", "B", "B", "C", "C", "D", "D"])  # A: 1.0, B: 0.0, C and D one-class: skipped
+    assert metrics.auc_per_gene(y, score, genes) == 0.5
+
+
+def test_label_scores_match_sklearn(rng):
+    y = rng.integers(0, 3, 120)
+    pred = np.where(rng.random(120) < 0.6, y, rng.integers(0, 3, 120))
+    scores = metrics.label_scores(y, pred)
+    assert scores["f1_weighted"] == pytest.approx(f1_score(y, pred, average="weighted"))
+    assert scores["precision_weighted"] == pytest.approx(precision_score(y, pred, average="weighted"))
+    assert scores["recall_weighted"] == pytest.approx(recall_score(y, pred, average="weighted"))
+    assert scores["accuracy"] == pytest.approx(np.mean(y == pred))
+
+
+def test_classification_scores_threshold_and_argmax():
+    y = np.array([0, 1, 1, 0])
+    scores = metrics.classification_scores(y, np.array([0.2, 0.7, 0.4, 0.1]), task_type="binary")
+    assert scores["accuracy"] == 0.75
+    assert scores["roc_auc"] == 1.0
+    proba = np.array([[0.6, 0.4], [0.3, 0.7], [0.2, 0.8], [0.9, 0.1]])
+    assert metrics.hard_predictions(proba, task_type="categorical").tolist() == [0, 1, 1, 0]
+
+
+def test_regression_scores(rng):
+    y = rng.normal(size=50)
+    pred = y + rng.normal(size=50) * 0.5
+    scores = metrics.regression_scores(y, pred)
+    assert scores["r2"] == pytest.approx(r2_score(y, pred))
+    assert scores["rmse"] == pytest.approx(np.sqrt(mean_squared_error(y, pred)))
+    assert scores["spearman"] == pytest.approx(spearmanr(y, pred).statistic)
+
+
+def test_bad_task_type_and_text_inputs():
+    with pytest.raises(ValueError, match=r"task_type: expected one of .*found 'regression'"):
+        metrics.roc_auc(np.array([0, 1]), np.array([0.1, 0.9]), task_type="regression")
+    with pytest.raises(ValueError, match="expected one reference per prediction"):
+        metrics.rouge1_recall(["a b"], [])
+
+
+def test_rouge1_recall():
+    pytest.importorskip("rouge_score")
+    assert metrics.rouge1_recall(["mitochondrial genes"], ["mitochondrial ribosome genes"]) == pytest.approx(2 / 3)
+
+
+def test_every_metric_declares_its_direction():
+    assert metrics.METRICS["rmse"].higher_is_better is False
+    assert all(info.needs in {"scores", "predictions", "text"} for info in metrics.METRICS.values())

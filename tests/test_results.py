@@ -1,0 +1,142 @@
+"""Result files: layout, atomic writes, tidy loading, the summary table, and resumable runs."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "probe"))
+
+from synthetic_world import World  # noqa: E402
+
+from genebench.errors import ResultsError  # noqa: E402
+from genebench.evaluation import run_probes  # noqa: E402
+from genebench.leaderboard.validate import check_scores  # noqa: E402
+from genebench.probe import ProbeSettings  # noqa: E402
+from genebench.results import (  # noqa: E402
+    META_FILE,
+    ModelInfo,
+    OverwriteStrategy,
+    load_results,
+    read_result,
+    result_path,
+    summary_table,
+    task_file_name,
+)
+
+MODEL = ModelInfo(id="org/model", revision="abc123", adapter="baseline", settings={"pooling": "mean"})
+REVISION = {"sources": {"synthetic": "1"}, "data_hash": "deadbeef"}
+CPU = ProbeSettings(device="cpu")
+
+
+@pytest.fixture
+def tasks():
+    world = World()
+    multi = world.multilabel()
+    tiny = world.binary("tiny", n=8)
+    return world, [world.binary("TF vs non-TF"), multi, world.derived(multi, 0), world.categorical(), tiny]
+
+
+def _run(world, tasks, out, **kw):
+    return run_probes(tasks, world.embeddings, out, settings=kw.pop("settings", CPU), model_info=MODEL,
+                      dataset_revision=REVISION, config={"tasks": "test"}, progress=False, **kw)
+
+
+def test_layout_and_content(tasks, tmp_path):
+    world, task_list = tasks
+    results = _run(world, task_list, tmp_path)
+    folder = tmp_path / "org__model" / "abc123"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [META_FILE, *(task_file_name(t.name) for t in task_list)])
+    assert json.loads((folder / META_FILE).read_text())["id"] == "org/model"
+    assert not list(tmp_path.rglob("*.tmp"))
+    first = read_result(result_path(tmp_path, MODEL, "TF vs non-TF"))
+    assert first == results[0]
+    assert first.probe == CPU.to_dict()
+    assert first.dataset_revision == REVISION
+    assert first.main_score == "roc_auc" and first.scores["roc_auc"].mean > 0.85
+    assert first.diagnostics["n_not_converged"] == 0
+    assert first.timing["probe_seconds"] >= 0
+    for result in results:
+        check_scores(result, source=result.task.name)  # the leaderboard's own validation accepts them
+    assert results[-1].skipped == "too few covered rows: 8 < min_covered=10"
+
+
+def test_rerun_resumes_and_overwrite_strategies(tasks, tmp_path):
+    world, task_list = tasks
+    _run(world, task_list, tmp_path)
+    paths = [result_path(tmp_path, MODEL, t.name) for t in task_list]
+    stamps = [p.stat().st_mtime_ns for p in paths]
+    paths[1].unlink()  # the multi-label parent is lost; its derived task is still on disk
+    paths[3].write_text("{not json")  # a corrupted file
+    again = _run(world, task_list, tmp_path)
+    now = [p.stat().st_mtime_ns for p in paths]
+    assert [a == b for a, b in zip(stamps, now)] == [True, False, True, False, True]
+    assert again[1].task.name == "multi" and again[1].scores
+    assert again[3].scores  # recomputed
+    _run(world, task_list, tmp_path, overwrite="never", settings=ProbeSettings(device="cpu", C=0.5))
+    assert [p.stat().st_mtime_ns for p in paths] == now
+    changed = _run(world, task_list, tmp_path, settings=ProbeSettings(device="cpu", C=0.5))
+    assert all(r.probe["C"] == 0.5 for r in changed)
+    stamps = [p.stat().st_mtime_ns for p in paths]
+    _run(world, task_list[:1], tmp_path, overwrite=OverwriteStrategy.ALWAYS,
+         settings=ProbeSettings(device="cpu", C=0.5))
+    assert paths[0].stat().st_mtime_ns != stamps[0] and paths[1].stat().st_mtime_ns == stamps[1]
+
+
+def test_never_refuses_a_corrupted_file(tasks, tmp_path):
+    world, task_list = tasks
+    _run(world, task_list[:1], tmp_path)
+    result_path(tmp_path, MODEL, task_list[0].name).write_text("[]")
+    with pytest.raises(ResultsError, match="expected a genebench TaskResult JSON.*delete it and rerun"):
+        _run(world, task_list[:1], tmp_path, overwrite="never")
+
+
+def test_overwrite_strategy_names_valid_values():
+    assert OverwriteStrategy.from_str("only-missing") is OverwriteStrategy.ONLY_MISSING
+    with pytest.raises(ValueError, match=r"expected one of \['always', 'never', 'only-missing'\], found 'sometimes'"):
+        OverwriteStrategy.from_str("sometimes")
+
+
+def test_load_results_and_summary_table(tasks, tmp_path):
+    world, task_list = tasks
+    _run(world, task_list, tmp_path)
+    df = load_results(tmp_path)
+    assert set(df["task"]) == {t.name for t in task_list}
+    main = df[df["is_main"]]
+    assert len(main) == 4 and set(main["metric"]) == {"roc_auc"}
+    tiny = df[df["task"] == "tiny"]
+    assert len(tiny) == 1 and tiny["metric"].isna().all() and tiny["skipped"].str.startswith("too few").all()
+    table = summary_table(df)
+    by_type = table[table["by"] == "type"].set_index("group")
+    aucs = main.set_index("task")["mean"]
+    assert by_type.loc["binary", "n_tasks"] == 1
+    assert by_type.loc["binary", "mean"] == pytest.approx(aucs["TF vs non-TF"])
+    category = table[table["by"] == "category"].iloc[0]
+    assert category["n_tasks"] == 4
+    assert category["mean"] == pytest.approx(aucs.mean())
+    assert category["std"] == pytest.approx(np.std(aucs))
+    assert category["cell"] == f"{aucs.mean():.3f} ± {np.std(aucs):.3f}"
+
+
+def test_load_results_errors(tmp_path):
+    with pytest.raises(ResultsError, match="expected a folder of result JSON files"):
+        load_results(tmp_path / "absent")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ResultsError, match=r"result file '.*bad.json': expected a genebench TaskResult JSON"):
+        load_results(tmp_path)
+    with pytest.raises(ResultsError, match="expected columns"):
+        summary_table(__import__("pandas").DataFrame({"x": [1]}))
+
+
+def test_model_info_from_embeddings_or_a_clear_error(tasks, tmp_path):
+    world, task_list = tasks
+    with pytest.raises(ResultsError, match="expected at least 'id' and 'adapter'"):
+        run_probes(task_list[:1], world.embeddings, tmp_path, dataset_revision=REVISION, progress=False)
+    world.embeddings.model = {"id": "local/emb", "adapter": "precomputed"}
+    results = run_probes(task_list[:1], world.embeddings, tmp_path, settings=CPU, dataset_revision=REVISION,
+                         progress=False)
+    assert results[0].model.revision == "unknown"
+    assert (tmp_path / "local__emb" / "unknown" / task_file_name(task_list[0].name)).is_file()
