@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from genebench.errors import MissingSourceError
 from model_adapters.base import AdapterError
 
 logger = logging.getLogger(__name__)
@@ -103,17 +104,32 @@ def _read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None
         file = Path(path) / filename
         return json.loads(file.read_text()) if file.exists() else None
     from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import EntryNotFoundError
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, LocalEntryNotFoundError
 
     try:
         return json.loads(Path(hf_hub_download(path, filename, revision=revision)).read_text())
-    except EntryNotFoundError:
-        return None
+    except EntryNotFoundError as exc:
+        if not isinstance(exc, LocalEntryNotFoundError):  # the repo answered: it has no such file
+            return None
+        error: Exception = exc
+    except (OSError, HfHubHTTPError) as exc:
+        error = exc
+    raise MissingSourceError(
+        f"model '{path}' (revision {revision}): cannot read {filename} from a local folder or the Hub "
+        f"({type(error).__name__}: {str(error)[:200]}); check the model id, the network, or unset HF_HUB_OFFLINE "
+        "after downloading the model once."
+    ) from error
 
 
 def is_sentence_transformer(path: str, revision: str = "main") -> bool:
-    """Whether the folder or repo is a sentence-transformers model (has `modules.json`)."""
-    return _read_json(path, "modules.json", revision) is not None
+    """Whether the folder or repo is a sentence-transformers model (has `modules.json`).
+
+    An unreachable `modules.json` counts as absent: loading the model then reports what is unreachable.
+    """
+    try:
+        return _read_json(path, "modules.json", revision) is not None
+    except MissingSourceError:
+        return False
 
 
 def check_remote_code(path: str, *, revision: str, trust_remote_code: bool, model_id: str | None = None) -> None:

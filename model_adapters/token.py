@@ -135,8 +135,12 @@ class TokenAdapter:
         else:
             from huggingface_hub import hf_hub_download, list_repo_files
 
-            names = [f for f in list_repo_files(path, revision=revision) if Path(f).match(_DICTIONARY_GLOB)]
-            candidates = [Path(hf_hub_download(path, name, revision=revision)) for name in names]
+            try:
+                names = [f for f in list_repo_files(path, revision=revision) if Path(f).match(_DICTIONARY_GLOB)]
+                candidates = [Path(hf_hub_download(path, name, revision=revision)) for name in names]
+            except Exception as exc:  # offline or unreachable: fall back to the tokenizer's vocabulary
+                logger.warning("cannot list the files of '%s' to find its token dictionary (%s); pass --vocabulary "
+                               "if the model has one", path, exc)
         n_rows = self.encoder.model.get_input_embeddings().weight.shape[0]
         for candidate in candidates:
             mapping = read_vocabulary(candidate)

@@ -81,3 +81,10 @@ def test_missing_pad_token_is_recorded_and_padding_stays_masked(bert_dir, tmp_pa
 
 def test_cpu_runs_in_float32():
     assert select_dtype(torch.device("cpu")) == torch.float32
+
+
+def test_absent_hub_model_offline_is_one_clear_error():
+    from genebench.errors import MissingSourceError
+
+    with pytest.raises(MissingSourceError, match="model 'nobody/no-such-model'.*cannot read config.json"):
+        HFEncoder("nobody/no-such-model").encode_texts(["TP53"])

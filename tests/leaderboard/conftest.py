@@ -12,7 +12,7 @@ from pathlib import Path  # noqa: E402
 
 import huggingface_hub.constants  # noqa: E402
 import pytest  # noqa: E402
-from leaderboard_fake_hub import FakeHub  # noqa: E402
+from fake_hub import FakeHub  # noqa: E402
 from leaderboard_helpers import MODELS, write_model  # noqa: E402
 
 

@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from leaderboard_fake_hub import FakeHub
+from fake_hub import FakeHub
 from leaderboard_helpers import write_model
 
 from genebench.build import build_data

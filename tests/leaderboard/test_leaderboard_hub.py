@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from leaderboard_fake_hub import FakeHub
+from fake_hub import FakeHub
 
 from genebench.errors import SubmissionError
 from genebench.leaderboard import download_submissions, submit_runs, validate_results

@@ -5,6 +5,8 @@ Implemented (dataset repos only, regular, non-LFS files):
 - POST /api/datasets/{repo}/commit/{rev}      -> ndjson header + file ops; `?create_pr=1` opens refs/pr/N
 - GET  /api/datasets/{repo}/tree/{rev}[/path] -> listing (recursive or not), 404 EntryNotFound / RepoNotFound
 - HEAD/GET /datasets/{repo}/resolve/{rev}/{path}
+- POST /api/repos/create                      -> a new empty dataset repo (409 if it exists)
+- POST /api/validate-yaml                      -> no errors (the card's YAML is checked before a commit)
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             return kind, hub.repos.get(repo_id), revision, rest, query
 
         def do_POST(self) -> None:
+            if self.path.startswith("/api/repos/create"):
+                return self._create_repo()
+            if self.path.startswith("/api/validate-yaml"):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                return self._json({"errors": [], "warnings": []})
             kind, repo, revision, _, query = self._route()
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             if repo is None:
@@ -132,6 +139,15 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                     )
                 repo.refs[revision].update(files)
                 return self._json({"commitUrl": f"{base}/commit/{oid}", "commitOid": oid})
+
+        def _create_repo(self) -> None:
+            spec = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            repo_id = f"{spec['organization']}/{spec['name']}" if spec.get("organization") else spec["name"]
+            with hub.lock:
+                if repo_id in hub.repos:
+                    return self._error(409, "RepoExists", "You already created this dataset repo")
+                hub.create_repo(repo_id)
+            return self._json({"url": f"{hub.url}/datasets/{repo_id}", "name": repo_id})
 
         def do_GET(self) -> None:
             kind, repo, revision, rest, query = self._route()

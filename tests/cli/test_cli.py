@@ -1,0 +1,145 @@
+"""The `genebench` command, run in-process: every subcommand's happy path and its errors."""
+
+import json
+
+import huggingface_hub.constants
+import pytest
+import yaml
+from fake_hub import FakeHub
+
+from genebench.cli import main
+from genebench.results import load_results
+
+FAMILIES = ["humantfs", "hgnc", "reactome", "gene2gene"]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory, fixtures):
+    out = tmp_path_factory.mktemp("cli-data")
+    assert main(["build", "--out", str(out), "--sources", str(fixtures), "--family", *FAMILIES]) == 0
+    return out
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_teaches_with_examples(capsys):
+    for command in ("tasks", "build", "push", "run", "encode", "report", "compare", "leaderboard", "submit"):
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--help"])
+        assert exit_.value.code == 0
+        assert "examples:" in capsys.readouterr().out, command
+
+
+def test_tasks_lists_filters_and_shows(capsys, data):
+    code, out, _ = run(capsys, "tasks", "--data", data, "--family", "reactome", "--no-derived")
+    assert code == 0 and "| Pathways" in out and out.strip().endswith("1 tasks")
+    code, out, _ = run(capsys, "tasks", "--data", data, "--show", "HLA class I vs class II")
+    assert code == 0 and "protein properties" in out and "20   45.5%  class I" in out
+
+
+def test_unknown_task_is_one_line_with_a_suggestion(capsys, data):
+    code, out, err = run(capsys, "tasks", "--data", data, "--show", "HLA class 1 vs class II")
+    assert code == 2 and out == ""
+    assert err.strip() == ("genebench tasks: error: unknown task 'HLA class 1 vs class II'. Did you mean: "
+                           "'HLA class I vs class II'? List them with `genebench tasks`.")
+    assert "Traceback" not in err
+
+
+def test_unknown_category_is_refused_by_the_parser(capsys, data):
+    with pytest.raises(SystemExit) as exit_:
+        main(["tasks", "--data", str(data), "--category", "localisation"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'localisation'" in capsys.readouterr().err
+
+
+def test_build_reports_and_refuses_unknown_family(capsys, tmp_path, fixtures):
+    code, out, _ = run(capsys, "build", "--out", tmp_path, "--sources", fixtures, "--family", "hgnc")
+    assert code == 0 and out.startswith("built hgnc into")
+    code, _, err = run(capsys, "build", "--out", tmp_path, "--family", "reactom")
+    assert code == 2 and "Did you mean: reactome" in err
+
+
+def test_push_uploads_the_folder_in_one_commit(capsys, data, monkeypatch):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_TOKEN", "hf_fake_token_for_tests")
+    with FakeHub() as hub:
+        monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", hub.url)
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        code, out, err = run(capsys, "push", data, "--repo", "my-org/genebench")
+        assert code == 0, err
+        files = hub.repos["my-org/genebench"].refs["main"]
+        assert files["genebench.json"] == (data / "genebench.json").read_bytes()
+        assert {"README.md", "reactome/fold_0.parquet", "symbols/hgnc.parquet"} <= set(files)
+        assert hub.repos["my-org/genebench"].commits == 1
+    code, _, err = run(capsys, "push", data, "--repo", "not a repo id")
+    assert code == 2 and "--repo 'not a repo id'" in err
+
+
+def test_run_resumes_and_guards_its_output(capsys, data, tmp_path):
+    out = tmp_path / "results"
+    args = ["run", "--data", data, "--input", "random", "--family", "humantfs", "hgnc", "--out", out]
+    code, printed, err = run(capsys, *args)
+    assert code == 0, err
+    assert "| category | protein properties" in printed and "| type     | binary" in printed
+    results = load_results(out)
+    assert set(results["task"]) == {"TF vs non-TF", "HLA class I vs class II"}
+    assert (out / "figures" / "categories.png").stat().st_size > 1000
+    first = {p: p.read_bytes() for p in out.rglob("*.json")}
+    assert run(capsys, *args)[0] == 0
+    assert {p: p.read_bytes() for p in out.rglob("*.json")} == first  # kept as written: dates included
+    code, _, err = run(capsys, "run", "--data", data, "--input", "bag-of-words", "--description-source", "hgnc",
+                       "--family", "hgnc", "--out", out)
+    assert code == 2 and "holds the results of another run (random, input random)" in err
+
+
+def test_run_from_a_config_file_repeats_the_run(capsys, data, tmp_path):
+    config = tmp_path / "model.yaml"
+    config.write_text(yaml.safe_dump({"model": "random", "input": "random", "adapter": {"seed": 3},
+                                      "probe": {"C": 0.5}}))
+    out = tmp_path / "results"
+    code, _, err = run(capsys, "run", "--config", config, "--data", data, "--tasks", "TF vs non-TF", "--out", out)
+    assert code == 0, err
+    (result,) = [json.loads(p.read_text()) for p in out.rglob("*.json") if p.name != "model_meta.json"]
+    assert result["config"]["probe"] == {"C": 0.5} and result["probe"]["C"] == 0.5
+    assert result["config"]["adapter"] == {"seed": 3}
+    saved = yaml.safe_load((out / "run_config.yaml").read_text())
+    assert saved["adapter"] == {"seed": 3} and saved["model"] == "random"
+
+
+def test_run_input_errors(capsys, data, tmp_path):
+    code, _, err = run(capsys, "run", "--data", data, "--model", "x", "--out", tmp_path)
+    assert code == 2 and "choose how genes become model input with --input" in err
+    with pytest.raises(SystemExit):
+        main(["run", "--input", "protien"])
+    assert "invalid choice: 'protien'" in capsys.readouterr().err
+    config = tmp_path / "bad.yaml"
+    config.write_text("model: m\ninput: random\nlearning_rate: 3\n")
+    code, _, err = run(capsys, "run", "--config", config, "--data", data)
+    assert code == 2 and "unknown keys ['learning_rate']" in err
+
+
+def test_encode_report_and_compare(capsys, data, tmp_path):
+    emb = tmp_path / "random.parquet"
+    code, out, err = run(capsys, "encode", "--data", data, "--input", "random", "--family", "hgnc", "--out", emb)
+    assert code == 0 and "encoded 44 of 44 genes (100.0%)" in out
+    results = tmp_path / "results"
+    for seed in (1, 2):
+        config = tmp_path / f"m{seed}.yaml"
+        config.write_text(yaml.safe_dump({"model": f"random-{seed}", "input": "random", "adapter": {"seed": seed}}))
+        assert main(["run", "--config", str(config), "--data", str(data), "--family", "humantfs", "hgnc", "reactome",
+                     "--out", str(results / f"m{seed}")]) == 0
+    capsys.readouterr()
+    code, out, err = run(capsys, "report", results / "m1", results / "m2", "--out", tmp_path / "report")
+    assert code == 0, err
+    assert "random-1" in out and "random-2" in out
+    for name in ("report.html", "categories.md", "tasks.csv", "heatmap.png", "heatmap.svg", "categories.svg"):
+        assert (tmp_path / "report" / name).stat().st_size > 100, name
+    code, out, err = run(capsys, "compare", results / "m1", results / "m2", "--a", "random-1", "--b", "random-2")
+    assert code == 0, err
+    assert "random-1 vs random-2 over 7 shared tasks" in out and "95% bootstrap CI" in out
+    code, _, err = run(capsys, "compare", results / "m1", "--a", "random-1", "--b", "nope")
+    assert code == 2 and "model 'nope' has no scored results here" in err
