@@ -48,5 +48,11 @@ def open_data_from_args(args: argparse.Namespace):
     return open_data(args.data, revision=args.data_revision)
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Keeps the epilog's examples as written and shows defaults."""
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's examples as written and shows the defaults that are set."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "default" not in text:
+            text += " (default: %(default)s)"
+        return text

