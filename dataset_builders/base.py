@@ -10,7 +10,6 @@ assigns seeded folds, and yields one row per (task, entity) with the rows' fold 
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import logging
 import zipfile
@@ -24,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from genebench.constants import DEFAULT_SEED, HGNC_URL, N_FOLDS
+from genebench.data import file_sha256
 from genebench.errors import MissingSourceError, SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.folds import assign_folds
@@ -210,7 +210,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 f"{self.FAMILY} source '{key}': cannot download {location} ({type(exc).__name__}: {exc}); "
                 f"check the network, or pass --sources DIR with a local copy ({', '.join(source.local_names)})."
             ) from exc
-        if source.sha256 and location == source.url and _sha256(path) != source.sha256:
+        if source.sha256 and location == source.url and file_sha256(path) != source.sha256:
             raise SourceFormatError(
                 f"{self.FAMILY} source '{key}': {location} does not match its pinned sha256 {source.sha256[:12]}…; "
                 "the download is corrupt or the release changed. Delete the download cache and retry."
@@ -361,14 +361,6 @@ def read_table(path: str | Path, *, sep: str, family: str, required: Iterable[st
 
 def _is_url(location: str) -> bool:
     return location.startswith(("http://", "https://", "hf://"))
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _normalise(rows: pd.DataFrame, spec: TaskSpec, entity_id: str, mapper: SymbolMapper, *,

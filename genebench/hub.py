@@ -34,7 +34,8 @@ def push_data(
                                    ignore_patterns=[".*", "**/.*"])
     except (HfHubHTTPError, OSError) as exc:
         raise GenebenchError(
-            f"push to '{repo_id}' failed ({type(exc).__name__}: {str(exc).splitlines()[0]}); check your token (`hf auth login`) and "
-            "network, then rerun: the upload is one commit, so nothing half-made is left on the Hub."
+            f"push to '{repo_id}' failed ({type(exc).__name__}: {str(exc).splitlines()[0]}); check your token "
+            "(`hf auth login`) and network, then rerun: the upload is one commit, so nothing half-made is left "
+            "on the Hub."
         ) from exc
     return str(commit.commit_url if hasattr(commit, "commit_url") else commit)

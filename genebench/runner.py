@@ -102,6 +102,40 @@ def task_genes(tasks: list) -> list[str]:
     return sorted(genes)
 
 
+def partner_embeddings(tasks: list, embeddings: GeneEmbeddings, data: BenchmarkData, encoder) -> GeneEmbeddings | None:
+    """Vectors for the non-gene side of pair tasks: gene sets (mean of their genes) and diseases (their text).
+
+    Diseases need a text encoder (`--input description`); otherwise their tasks are skipped by the engine.
+    """
+    import numpy as np
+
+    kinds = {(t.metadata.family, t.metadata.entity_types[1]) for t in tasks if len(t.metadata.entity_types) == 2}
+    ids: list[str] = []
+    vectors: list[np.ndarray] = []
+    index = {symbol: row for row, symbol in enumerate(map(str, embeddings.symbols))}
+    for family, kind in sorted(kinds):
+        if kind == "gene set":
+            for name, genes in data.auxiliary(family, "set_mapping")[["cluster", "genes"]].itertuples(index=False):
+                rows = [index[g] for g in genes if g in index]
+                if rows:
+                    ids.append(str(name))
+                    vectors.append(embeddings.vectors[rows].mean(axis=0))
+        elif kind == "disease":
+            adapter = getattr(encoder, "encoder", encoder)
+            if not hasattr(adapter, "encode_entities"):
+                logger.warning("%s tasks need disease vectors, which only --input description gives; skipping them",
+                               family)
+                continue
+            diseases = data.auxiliary(family, "diseases")
+            texts = [f"Disease {name}: {text}".strip() for name, text in zip(diseases["name"], diseases["description"])]
+            encoded = adapter.encode_entities(diseases["id"].astype(str).tolist(), texts)
+            ids += list(map(str, encoded.symbols))
+            vectors += list(encoded.vectors)
+    if not ids:
+        return None
+    return GeneEmbeddings(symbols=np.asarray(ids, dtype=object), vectors=np.stack(vectors), model=embeddings.model)
+
+
 def restrict(embeddings: GeneEmbeddings, config: RunConfig) -> GeneEmbeddings:
     """Apply the common-gene-set options."""
     from genebench.probe.engine import restrict_genes

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from genebench.data import file_sha256
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError
 
@@ -130,8 +131,4 @@ def make_embeddings(
 def file_version(path: str | Path) -> str:
     """`<name>@<sha256 prefix>`: the version stamp of a local source file."""
     path = Path(path)
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return f"{path.name}@{digest.hexdigest()[:12]}"
+    return f"{path.name}@{file_sha256(path)[:12]}"

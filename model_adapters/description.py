@@ -100,3 +100,11 @@ class DescriptionAdapter:
             vectors = self._encoder.encode_texts(texts, pooling=self.pooling)
         return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none},
                                **described.counts(), **self._encoder.notes)
+
+    def encode_entities(self, ids: Sequence[str], texts: Sequence[str]) -> GeneEmbeddings:
+        """Vectors for non-gene entities (e.g. diseases) from their texts, with the same encoder as the genes."""
+        if isinstance(self._encoder, SentenceEncoder):
+            vectors = self._encoder.encode_texts(list(texts))
+        else:
+            vectors = self._encoder.encode_texts(list(texts), pooling=self.pooling)
+        return make_embeddings(self.meta, list(ids), vectors, {})

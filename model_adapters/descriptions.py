@@ -1,6 +1,6 @@
 """Gene descriptions: the text a description adapter encodes, from one of four sources.
 
-- "refseq": NCBI RefSeq summaries from a local file: genebench's snapshot parquet (symbol, name,
+- "refseq": NCBI RefSeq summaries from a local file: genebench's snapshot descriptions/refseq.parquet (symbol, name,
   summary) or the raw `refseq_gene_summary_9606.tsv.gz` (entrez_id, hgnc_symbol_2024, ..., summary).
 - "ncbi": live NCBI E-utilities gene summaries, fetched by Entrez id and cached on disk.
 - "hgnc": approved names only, from the HGNC table (offline).
@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 Source = Literal["refseq", "ncbi", "hgnc", "csv"]
 SOURCES: tuple[str, ...] = ("refseq", "ncbi", "hgnc", "csv")
-DEFAULT_REFSEQ = SNAPSHOT_DIR / "refseq_summaries.parquet"
+DEFAULT_REFSEQ = SNAPSHOT_DIR / "descriptions" / "refseq.parquet"
 _RAW_REFSEQ = ("entrez_id", "hgnc_symbol_2024", "summary")
 
 
@@ -130,7 +130,7 @@ class DescriptionSource:
         if self.path is None or not self.path.exists():
             raise MissingSourceError(
                 f"description source '{self.source}': file '{self.path}' not found; pass --descriptions with "
-                "the refseq_gene_summary_9606.tsv.gz download or genebench's refseq_summaries.parquet."
+                "the refseq_gene_summary_9606.tsv.gz download or genebench's descriptions/refseq.parquet."
                 if self.source == "refseq" else
                 f"description source 'csv': file '{self.path}' not found; pass an existing CSV."
             )
@@ -179,7 +179,7 @@ class DescriptionSource:
             return self._by_current_symbol(frame["symbol"], frame["summary"], path)
         raise SourceFormatError(
             f"refseq file '{path}': expected columns (symbol, name, summary) or {list(_RAW_REFSEQ)}, found "
-            f"{list(frame.columns)}; pass genebench's refseq_summaries.parquet or refseq_gene_summary_9606.tsv.gz."
+            f"{list(frame.columns)}; pass genebench's descriptions/refseq.parquet or refseq_gene_summary_9606.tsv.gz."
         )
 
     def _by_current_symbol(self, symbols: pd.Series, texts: pd.Series, path: Path) -> dict[str, str]:

@@ -115,8 +115,8 @@ def config_from_args(args: argparse.Namespace):
     return RunConfig(model=model, input=args.input, revision=args.revision, adapter=adapter, probe=probe, **extra)
 
 
-def _encode(args: argparse.Namespace):
-    from genebench.runner import make_encoder, task_genes
+def _encode(args: argparse.Namespace, *, partners: bool = False):
+    from genebench.runner import make_encoder, partner_embeddings, task_genes
 
     config = config_from_args(args)
     data = open_data_from_args(args)
@@ -129,15 +129,17 @@ def _encode(args: argparse.Namespace):
     genes = task_genes(tasks)
     logger.info("encoding %d genes for %d tasks with %s (%s input)", len(genes), len(tasks), config.model,
                 config.input)
-    embeddings = make_encoder(config, data).encode(genes)
+    encoder = make_encoder(config, data)
+    embeddings = encoder.encode(genes)
     missing = sum(len(v) for v in embeddings.missing.values())
     print(f"encoded {len(embeddings.symbols)} of {len(genes)} genes ({len(embeddings.symbols) / len(genes):.1%}); "
           f"{missing} without a vector: " + ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items()))
-    return config, data, tasks, embeddings
+    partner = partner_embeddings(tasks, embeddings, data, encoder) if partners else None
+    return config, data, tasks, embeddings, partner
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    _, _, _, embeddings = _encode(args)
+    embeddings = _encode(args)[3]
     embeddings.save(args.out)
     print(f"wrote {args.out}")
     return 0
@@ -152,11 +154,12 @@ def run_run(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     claim_output(args.out, config, overwrite=args.overwrite)
-    config, data, tasks, embeddings = _encode(args)
+    config, data, tasks, embeddings, partner = _encode(args, partners=True)
     embeddings = restrict(embeddings, config)
     info = model_info(embeddings, config)
     results = run_probes(tasks, embeddings, args.out, settings=ProbeSettings(**config.probe), model_info=info,
-                         dataset_revision=data.revision, config=config.to_dict(), overwrite=args.overwrite)
+                         dataset_revision=data.revision, config=config.to_dict(), overwrite=args.overwrite,
+                         partner_embeddings=partner)
     table = paper_table(args.out, info)
     print(f"\n{info.id} ({config.input} input) on {len(results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")

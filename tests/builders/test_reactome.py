@@ -1,6 +1,6 @@
 import pytest
 
-from dataset_builders.reactome import ReleaseMismatchError, Reactome, read_gmt, read_relations, top_level_task
+from dataset_builders.reactome import Reactome, ReleaseMismatchError, read_gmt, read_relations, top_level_task
 from genebench.errors import SourceFormatError
 
 
