@@ -159,7 +159,8 @@ def main() -> None:
     parser.add_argument("--embeddings", help="a GeneEmbeddings parquet file (with --data)")
     parser.add_argument("--genes", type=int, default=19000, help="synthetic gene universe (default 19000)")
     parser.add_argument("--dim", type=int, default=768, help="synthetic embedding dimension (default 768)")
-    parser.add_argument("--baseline-per-type", type=int, default=2, help="sklearn tasks per type group (default 2)")
+    parser.add_argument("--baseline-per-type", type=int, default=2,
+                        help="sklearn tasks per type group; 0 skips the baseline (default 2)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda", "auto"])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -169,7 +170,8 @@ def main() -> None:
     embeddings, tasks = (from_data(args.data, args.embeddings, args.dim, args.seed) if args.data
                          else synthetic(args.genes, args.dim, args.seed))
     counts = ", ".join(f"{g}: {sum(_group(t) == g for t in tasks)}" for g in sorted({_group(t) for t in tasks}))
-    print(f"tasks: {len(tasks)} ({counts}); genes: {len(embeddings.symbols)}; dim: {embeddings.dim}; setup {time.perf_counter() - start:.1f}s")
+    print(f"tasks: {len(tasks)} ({counts}); genes: {len(embeddings.symbols)}; dim: {embeddings.dim}; "
+          f"setup {time.perf_counter() - start:.1f}s")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     settings = ProbeSettings(device=args.device)
 
@@ -182,6 +184,8 @@ def main() -> None:
           f"peak RSS {peak:.0f} MiB (before the probe stage {rss_before:.0f} MiB)")
 
     baseline = pick_baseline(tasks, args.baseline_per_type)
+    if not baseline:
+        return
     sk_seconds, our_seconds, diffs, rates = 0.0, 0.0, [], {}
     for task in baseline:
         t0 = time.perf_counter()

@@ -11,6 +11,7 @@ Examples:
 __version__ = "0.1.0"
 
 from genebench.data import open_data  # noqa: E402
+from genebench.results import load_results, summary_table  # noqa: E402
 from genebench.tasks.registry import get_task_metadata, list_tasks, load_task  # noqa: E402
 
-__all__ = ["__version__", "get_task_metadata", "list_tasks", "load_task", "open_data"]
+__all__ = ["__version__", "get_task_metadata", "list_tasks", "load_results", "load_task", "open_data", "summary_table"]

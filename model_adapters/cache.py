@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.embeddings import GeneEmbeddings
@@ -103,14 +104,17 @@ class CachedEncoder:
         todo = [s for s in distinct if s not in settled]
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
+        overall = tqdm(total=len(todo), unit="gene", desc=f"encoding with {self.meta.model_id}", disable=None)
         for start in range(0, len(todo), self.chunk_size):
             part = self.encoder.encode(todo[start:start + self.chunk_size])
+            overall.update(len(todo[start:start + self.chunk_size]))
             rows.update(zip(part.symbols, part.vectors))
             for reason, genes in part.missing.items():
                 missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
             model = {**model, **{k: v for k, v in part.model.items() if k != "settings"},
                      "settings": _merge_settings(model.get("settings", {}), part.model.get("settings", {}))}
             self._save(rows, missing, model)
+        overall.close()
         genes = [s for s in distinct if s in rows]
         wanted = set(distinct)
         dim = len(next(iter(rows.values()))) if rows else (self.meta.dim or 0)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import sys
 
 from genebench.errors import GenebenchError
 
-SUBCOMMANDS = ("tasks", "build", "push", "encode", "run", "report", "compare", "leaderboard", "submit")
+_NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _MODULES = {
     "tasks": "tasks",
     "build": "build",
@@ -61,5 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     except (GenebenchError, OSError) as exc:
         if args.debug:
             raise
-        print(f"genebench {args.command}: error: {exc}", file=sys.stderr)
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if getattr(exc, "errno", None) in _NO_SPACE:
+            message = (f"cannot write, the disk is full or the file too large ({message}); free some space and "
+                       "rerun the same command: finished results are kept and the run resumes.")
+        print(f"genebench {args.command}: error: {message}", file=sys.stderr)
         return 2

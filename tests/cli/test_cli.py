@@ -143,3 +143,25 @@ def test_encode_report_and_compare(capsys, data, tmp_path):
     assert "random-1 vs random-2 over 7 shared tasks" in out and "95% bootstrap CI" in out
     code, _, err = run(capsys, "compare", results / "m1", "--a", "random-1", "--b", "nope")
     assert code == 2 and "model 'nope' has no scored results here" in err
+
+
+def test_full_disk_is_one_clear_error(data, tmp_path):
+    """Writes past a 64 KiB file-size limit fail as a full disk would: one line, exit 2, no traceback."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    command = [sys.executable, "-m", "genebench.cli", "run", "--data", str(data), "--input", "random",
+               "--tasks", "TF vs non-TF", "--out", str(tmp_path / "results")]
+    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=limit, timeout=120,
+                          env={**__import__("os").environ, "GENEBENCH_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("genebench run: error: cannot write, the disk is full or the file too large")
+    assert last.endswith("finished results are kept and the run resumes.")
+    assert "Traceback" not in done.stderr
