@@ -302,8 +302,9 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                     "label_names": (f"not {label}", label), "derived_min_prevalence": None,
                     "description": f"{label} vs the rest of '{spec.name}' (prevalence {share:.1%}).",
                 })
-                for label, share in zip(label_names, prevalence) if share >= spec.derived_min_prevalence
-            ]
+                for label, share in zip(label_names, prevalence)
+                if share >= spec.derived_min_prevalence and (1 - share) * len(rows) >= spec.min_class_size
+            ]  # a label (nearly) every gene has leaves too few negatives to score
         return out, [metadata, *derived]
 
     def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict) -> TaskMetadata:

@@ -135,6 +135,9 @@ Classes below 5 genes are dropped (the reference's -cth)."""
         return super()._split_generators(dl_manager)
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+        named = re.search(r"_(v\d+(?:\.\d+)?)[_.]", paths["proteinatlas"].name)
+        if named and named.group(1) != self.config.release:  # a local copy that names another release
+            self.source_versions["proteinatlas"] = f"{named.group(1)} (local: {paths['proteinatlas'].name})"
         tasks, self.skipped_tasks = parse_proteinatlas(paths["proteinatlas"], self.TASKS, mapper)
         if self.skipped_tasks:
             logger.warning("hpa: skipped %d of %d tasks that '%s' cannot give: %s", len(self.skipped_tasks),

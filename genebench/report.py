@@ -41,7 +41,7 @@ def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
 def category_table(results: pd.DataFrame) -> pd.DataFrame:
     """Models × (categories, task types): mean ± std over task AUCs, the paper's table."""
     scored = main_scores(results)
-    summary = summary_table(scored.assign(model=scored["label"]), metric=_main_metric(scored))
+    summary = summary_table(scored.assign(model=scored["label"]))
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
     order = [c for c in (*CATEGORIES, *sorted(set(summary["group"]) - set(CATEGORIES))) if c in table.columns]
     overall = scored.groupby("label")["mean"].agg(["mean", lambda v: float(np.std(v)), "size"])
@@ -50,11 +50,6 @@ def category_table(results: pd.DataFrame) -> pd.DataFrame:
                                   for m in table.index])
     table.insert(1, "n tasks", [int(overall.loc[m, "size"]) for m in table.index])
     return table.reset_index().rename_axis(columns=None)
-
-
-def _main_metric(scored: pd.DataFrame) -> str:
-    metrics = scored["metric"].value_counts()
-    return str(metrics.index[0])
 
 
 def category_means(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -219,13 +219,14 @@ def load_results(results_dir: str | Path) -> pd.DataFrame:
 
 
 def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "type"),
-                  metric: str = "roc_auc") -> pd.DataFrame:
+                  metric: str | None = None) -> pd.DataFrame:
     """The paper's summary: per model, per category and per task type, mean ± std over task scores.
 
     Args:
         results: a table from `load_results`.
         by: groupings, each a column of `results` (one block of rows per grouping).
-        metric: the per-task score summarised (its task means).
+        metric: the per-task score summarised (its task means); None (default) takes each task's main score
+            (ROC AUC, or PerturbQA's auc_per_gene, or R2 for regression).
 
     Returns:
         One row per (model, revision, grouping, group): n_tasks, mean, std (over tasks, ddof=0), the mean
@@ -233,15 +234,17 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
 
     Examples:
         >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
-        ...                    "type": "binary", "metric": "roc_auc", "mean": [0.8, 0.6], "coverage": 1.0})
+        ...                    "type": "binary", "metric": "roc_auc", "is_main": True, "mean": [0.8, 0.6],
+        ...                    "coverage": 1.0})
         >>> summary_table(df, by=("category",))["cell"].tolist()
         ['0.700 ± 0.100']
     """
-    missing = [c for c in ("model", "revision", "task", "metric", "mean", "coverage", *by) if c not in results]
+    needed = ("model", "revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
+    missing = [c for c in needed if c not in results]
     if missing:
         raise ResultsError(f"summary table: expected columns {missing} (a table from load_results), found "
                            f"{list(results.columns)}.")
-    scored = results[results["metric"] == metric]
+    scored = results[results["is_main"].astype(bool)] if metric is None else results[results["metric"] == metric]
     blocks = []
     for column in by:
         grouped = scored.groupby(["model", "revision", column], sort=True)

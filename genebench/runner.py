@@ -187,12 +187,10 @@ def claim_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
 
 
 def paper_table(out: Path, model: ModelInfo) -> pd.DataFrame:
-    """Mean ± std AUC per category and per task type for one model's results, with coverage."""
+    """Mean ± std of each task's main score (AUC) per category and per task type, with coverage."""
     results = load_results(out)
     mine = results[(results["model"] == model.id) & (results["revision"] == model.revision)]
-    main = mine[mine["is_main"]]
-    metric = main["metric"].mode().iat[0] if len(main) else "roc_auc"
-    table = summary_table(mine, metric=metric)
+    table = summary_table(mine)
     skipped = mine[mine["skipped"].notna()]["task"].nunique()
     table = table.assign(**{"AUC (mean ± std)": table["cell"], "coverage": table["coverage"].map("{:.1%}".format)})
     table.attrs["n_skipped"] = int(skipped)

@@ -140,3 +140,16 @@ def test_model_info_from_embeddings_or_a_clear_error(tasks, tmp_path):
                          progress=False)
     assert results[0].model.revision == "unknown"
     assert (tmp_path / "local__emb" / "unknown" / task_file_name(task_list[0].name)).is_file()
+
+
+def test_summary_takes_each_tasks_main_score():
+    import pandas as pd
+
+    df = pd.DataFrame({
+        "model": "m", "revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
+        "task": ["TF vs non-TF", "PerturbQA k562 de", "PerturbQA k562 de"],
+        "metric": ["roc_auc", "roc_auc", "auc_per_gene"], "is_main": [True, False, True], "mean": [0.9, 0.8, 0.5],
+    })
+    row = summary_table(df, by=("category",)).iloc[0]
+    assert row["n_tasks"] == 2 and row["mean"] == pytest.approx(0.7)
+    assert summary_table(df, by=("category",), metric="roc_auc").iloc[0]["mean"] == pytest.approx(0.85)
