@@ -140,8 +140,10 @@ Classes below 5 genes are dropped (the reference's -cth)."""
             self.source_versions["proteinatlas"] = f"{named.group(1)} (local: {paths['proteinatlas'].name})"
         tasks, self.skipped_tasks = parse_proteinatlas(paths["proteinatlas"], self.TASKS, mapper)
         if self.skipped_tasks:
-            logger.warning("hpa: skipped %d of %d tasks that '%s' cannot give: %s", len(self.skipped_tasks),
-                           len(self.TASKS), paths["proteinatlas"].name, self.skipped_tasks)
+            names = list(self.skipped_tasks)
+            logger.warning("hpa: skipped %d of %d tasks that '%s' cannot give (%s%s); the dataset card lists why",
+                           len(names), len(self.TASKS), paths["proteinatlas"].name, ", ".join(names[:4]),
+                           ", ..." if len(names) > 4 else "")
         yield from tasks
 
 
