@@ -405,11 +405,14 @@ def _apply_min_class_size(rows: pd.DataFrame, spec: TaskSpec, declared: tuple[st
     if spec.type == "regression":
         return rows, (), 0
     if spec.type == "multi-label":
-        counts = pd.Series([x for labels in rows["label"] for x in labels]).value_counts()
-        keep = set(counts.index[counts >= spec.min_class_size])
-        rows = rows.assign(label=[sorted(set(labels) & keep) for labels in rows["label"]])
-        empty = rows["label"].map(len) == 0
-        return rows[~empty].reset_index(drop=True), tuple(sorted(keep)), int(empty.sum())
+        n_before = len(rows)
+        while True:  # each label needs enough genes with it and without it; dropping one can empty rows
+            counts = pd.Series([x for labels in rows["label"] for x in labels], dtype=object).value_counts()
+            keep = set(counts.index[(counts >= spec.min_class_size) & (len(rows) - counts >= spec.min_class_size)])
+            rows = rows.assign(label=[sorted(set(labels) & keep) for labels in rows["label"]])
+            rows = rows[rows["label"].map(len) > 0].reset_index(drop=True)
+            if keep == set(counts.index):
+                return rows, tuple(sorted(keep)), n_before - len(rows)
     counts = rows["label"].value_counts()
     keep = counts.index[counts >= spec.min_class_size]
     small = ~rows["label"].isin(keep)

@@ -49,6 +49,12 @@ def test_uniprot_gene_counts_match_the_source(built):
         assert report["n_source_rows"] == genes
         # every gene is kept but for Entrez ids HGNC lacks (<= 7) and genes whose keywords are all too rare
         assert meta.n_entities == genes - report["n_unknown"] - report["n_below_min_class"]
+        if category == "Technical term":
+            # "Reference proteome" is on all but a handful of entries, so too few genes lack it to score it;
+            # the 9,704 genes that had no other technical term leave the task with it.
+            assert "Reference proteome" not in meta.label_names
+            assert meta.n_entities == 8339
+            continue
         assert genes - meta.n_entities <= 60, category
 
 
