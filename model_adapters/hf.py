@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import logging
@@ -71,10 +72,11 @@ def _hub_commit(repo_id: str, revision: str | None) -> str | None:
             return Path(snapshot_download(repo_id, revision=revision, local_files_only=True)).name
         return HfApi().model_info(repo_id, revision=revision, timeout=5).sha
     except Exception as exc:  # any failure (network, not cached) means: commit unknown
-        logger.info("cannot resolve the commit of %s@%s (%s)", repo_id, revision or "main", exc)
+        logger.debug("cannot resolve the commit of %s@%s (%s)", repo_id, revision or "main", exc)
         return None
 
 
+@functools.cache
 def resolve_model(model_id: str, revision: str | None = None) -> tuple[str, str]:
     """Where to load `model_id` from, and the revision to record (and load).
 
