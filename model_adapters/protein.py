@@ -7,71 +7,37 @@ left out); a sequence longer than the context is chunked and the chunks' means a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cached_property
+from typing import Any
 
-import pandas as pd
-
-from genebench.embeddings import GeneEmbeddings
-from model_adapters.base import NO_SEQUENCE, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
 from model_adapters.clients.uniprot import UniProtClient
-from model_adapters.hf import HFEncoder, Pooling
+from model_adapters.sequence import SequenceAdapter
 
 DEFAULT_MODEL = "facebook/esm2_t33_650M_UR50D"
 
 
-class ProteinAdapter:
+class ProteinAdapter(SequenceAdapter):
     """Encode canonical protein sequences with a protein language model.
 
     Args:
         model: Hub id or local folder, e.g. "facebook/esm2_t33_650M_UR50D".
-        hgnc: the HGNC table (`genebench.symbols.read_hgnc`), for gene -> UniProt accession.
-        pooling: "mean" over residues, or the "cls" token.
-        client: the UniProt client (default: the public REST API).
-        revision, trust_remote_code, device, batch_size, max_length: see `model_adapters.hf.HFEncoder`.
+        **settings: see `model_adapters.sequence.SequenceAdapter` (client: a `UniProtClient`).
     """
 
-    def __init__(
-        self,
-        model: str = DEFAULT_MODEL,
-        *,
-        hgnc: pd.DataFrame,
-        pooling: Pooling = "mean",
-        client: UniProtClient | None = None,
-        revision: str | None = None,
-        trust_remote_code: bool = False,
-        device: str | None = None,
-        batch_size: int = 8,
-        max_length: int | None = None,
-    ) -> None:
-        self.model = model
-        self.hgnc = hgnc
-        self.pooling = pooling
-        self.client = client
-        self.encoder = HFEncoder(model, revision=revision, trust_remote_code=trust_remote_code, device=device,
-                                 batch_size=batch_size, max_length=max_length)
+    INPUT = "protein"
+
+    def __init__(self, model: str = DEFAULT_MODEL, **settings: Any) -> None:
+        super().__init__(model, **settings)
 
     @cached_property
     def _client(self) -> UniProtClient:
         return self.client or UniProtClient()
 
-    @cached_property
-    def meta(self) -> AdapterMeta:
-        """Model, revision, pooling and sequence source."""
-        return AdapterMeta(model_id=self.model, revision=self.encoder.location[1], input="protein",
-                           pooling=self.pooling, trust_remote_code=self.encoder.trust_remote_code,
-                           source_version=self._client.version,
-                           settings={"max_length": self.encoder.max_length})
+    def source(self) -> tuple[str, dict[str, Any]]:
+        return self._client.version, {}
 
-    def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
-        """Vectors for genes with a UniProt sequence; the others are reported missing."""
-        known, unknown = split_known(symbols, self.hgnc)
+    def sequences(self, genes: list[str]) -> dict[str, str]:
         accessions = dict(zip(self.hgnc["symbol"], self.hgnc["uniprot_ids"]))
-        first = {s: accessions[s].split("|")[0].strip() for s in known}
+        first = {s: accessions[s].split("|")[0].strip() for s in genes}
         found = self._client.sequences(a for a in first.values() if a)
-        genes = [s for s in known if found.get(first[s])]
-        vectors = self.encoder.encode_texts([found[first[s]] for s in genes], pooling=self.pooling,
-                                            skip_special=True)
-        no_sequence = [s for s in known if s not in set(genes)]
-        return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_SEQUENCE: no_sequence},
-                               n_sequences=len(genes), **self.encoder.notes)
+        return {s: found[first[s]] for s in genes if found.get(first[s])}
