@@ -82,7 +82,10 @@ def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
 
 
 def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
-    """Per-category bars of mean AUC ± std over tasks, one bar per model, models named on the bars."""
+    """Mean AUC ± std over tasks per category, every bar labelled; PNG and SVG.
+
+    One model: one bar per category. Several: one panel per category, one bar per model.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,21 +93,30 @@ def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
 
     means, stds = category_means(results)
     models, categories = list(means.index), list(means.columns)
-    width = 0.8 / max(len(models), 1)
-    fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(categories) * max(1, len(models) / 2)), 4.8))
-    for i, model in enumerate(models):
-        x = np.arange(len(categories)) + (i - (len(models) - 1) / 2) * width
-        bars = ax.bar(x, means.loc[model], width * 0.92, yerr=stds.loc[model], capsize=3, label=model)
-        for bar, value in zip(bars, means.loc[model]):
+    low = min(0.4, float(np.nanmin((means - stds).to_numpy())) - 0.02)
+    if len(models) == 1:
+        panels = [(None, categories, means.iloc[0].to_numpy(), stds.iloc[0].to_numpy())]
+    else:
+        panels = [(c, models, means[c].to_numpy(), stds[c].to_numpy()) for c in categories]
+    rows = max(len(labels) for _, labels, _, _ in panels)
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
+                             figsize=(8, 0.9 + len(panels) * (0.45 + 0.32 * rows)))
+    for ax, (title, labels, values, errors) in zip(axes[:, 0], panels):
+        y = np.arange(len(labels))[::-1]
+        ax.barh(y, values - low, left=low, xerr=errors, height=0.7, capsize=3,
+                color=[f"C{i}" for i in range(len(labels))] if title else "C0")
+        for row, value in zip(y, values):
             if np.isfinite(value):
-                ax.text(bar.get_x() + bar.get_width() / 2, 0.505, f"{model}\n{value:.3f}" if len(models) > 1
-                        else f"{value:.3f}", ha="center", va="bottom", fontsize=7, rotation=90 if len(models) > 1
-                        else 0, color="white")
-    ax.set_xticks(range(len(categories)), [c.replace(" ", "\n") for c in categories])
-    ax.set_ylim(0.5, 1.0)
-    ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_ylabel("ROC AUC (mean ± std over tasks)")
-    ax.set_title("Gene benchmark by category" + ("" if len(models) > 1 else f": {models[0]}"))
+                ax.text(low + 0.005, row, f" {value:.3f}", va="center", ha="left", fontsize=8, color="white",
+                        fontweight="bold")
+        ax.set_yticks(y, labels, fontsize=8)
+        if title:
+            ax.set_title(title, loc="left", fontsize=10)
+        ax.axvline(0.5, color="grey", lw=0.8, ls="--")
+    axes[-1, 0].set_xlim(low, 1.0)
+    axes[-1, 0].set_xlabel("ROC AUC, mean ± std over the category's tasks (dashed: chance)")
+    fig.suptitle("Gene benchmark by category" + ("" if len(models) > 1 else f": {models[0]}"), x=0.02, ha="left")
+    fig.tight_layout()
     return _save(fig, path)
 
 
