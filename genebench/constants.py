@@ -8,6 +8,9 @@ from pathlib import Path
 ENV_CACHE = "GENEBENCH_CACHE"
 ENV_DATA = "GENEBENCH_DATA"
 
+INPUT_KINDS = ("token", "description", "dna", "protein", "precomputed", "bag-of-words", "random")
+"""How a gene becomes model input: `genebench run --input`, `model_adapters.ADAPTERS`, `ModelInfo.adapter`."""
+
 DEFAULT_SEED = 0
 N_FOLDS = 5
 

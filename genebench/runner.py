@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from genebench.constants import INPUT_KINDS
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError, ResultsError
@@ -18,7 +19,6 @@ from genebench.results import ModelInfo, load_results, summary_table
 logger = logging.getLogger(__name__)
 
 RUN_FILE = "run_config.yaml"
-INPUTS = ("token", "description", "dna", "protein", "precomputed", "bag-of-words", "random")
 DEFAULT_MODELS = {"description": "sentence-transformers/all-MiniLM-L6-v2", "bag-of-words": "bag-of-words",
                   "random": "random"}
 
@@ -29,7 +29,7 @@ class RunConfig:
 
     Attributes:
         model: Hub id, local folder, or (precomputed) a table file.
-        input: one of `INPUTS`.
+        input: one of `INPUT_KINDS`.
         revision: model revision (commit, tag or branch).
         adapter: further adapter settings (pooling, description source, region, vocabulary, ...).
         probe: probe settings (`genebench.probe.ProbeSettings` fields).
@@ -47,12 +47,12 @@ class RunConfig:
     common_with: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.input not in INPUTS:
+        if self.input not in INPUT_KINDS:
             import difflib
 
-            close = difflib.get_close_matches(self.input, INPUTS, n=1)
+            close = difflib.get_close_matches(self.input, INPUT_KINDS, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
-            raise GenebenchError(f"input '{self.input}' is not known.{hint} Expected one of: {', '.join(INPUTS)}.")
+            raise GenebenchError(f"input '{self.input}' is not known.{hint} Expected one of: {', '.join(INPUT_KINDS)}.")
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> RunConfig:

@@ -13,7 +13,8 @@ from genebench.cli.options import (
     open_data_from_args,
     selected_tasks,
 )
-from genebench.runner import DEFAULT_MODELS, INPUTS
+from genebench.constants import INPUT_KINDS
+from genebench.runner import DEFAULT_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", metavar="MODEL",
                        help="Hub id or local folder (a table file for --input precomputed); default for "
                             f"description: {DEFAULT_MODELS['description']}")
-    group.add_argument("--input", choices=INPUTS, help="how a gene becomes model input")
+    group.add_argument("--input", choices=INPUT_KINDS, help="how a gene becomes model input")
     group.add_argument("--config", type=Path, metavar="YAML", help="read these settings from a model YAML")
     group.add_argument("--revision", help="model revision (commit, tag or branch)")
     group.add_argument("--pooling", help="token pooling: mean or cls (encoders), input or mean/cls (token input)")
@@ -108,7 +109,7 @@ def config_from_args(args: argparse.Namespace):
                                    adapter=adapter, probe=probe, **extra)
     if not args.input:
         raise GenebenchError("choose how genes become model input with --input "
-                             f"{{{','.join(INPUTS)}}}, or pass --config model.yaml.")
+                             f"{{{','.join(INPUT_KINDS)}}}, or pass --config model.yaml.")
     model = args.model or DEFAULT_MODELS.get(args.input)
     if not model:
         raise GenebenchError(f"--input {args.input} needs --model (a Hub id, local folder or table file).")

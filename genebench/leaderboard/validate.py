@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from genebench.constants import INPUT_KINDS
 from genebench.errors import SubmissionError
 from genebench.results import ModelInfo, TaskResult
 
@@ -32,7 +33,6 @@ MAX_NAME_CHARS = 200
 SCORE_TOLERANCE = 1e-9
 """How far a stored mean or std may be from the one recomputed from its folds."""
 META_FILE = "model_meta.json"
-ADAPTERS = ("token", "description", "dna", "protein", "precomputed", "baseline")
 """Input modalities a result's `model.adapter` may name."""
 
 _MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -176,9 +176,9 @@ def check_model(model: ModelInfo, *, source: str) -> None:
             "use the model's Hub id."
         )
     check_safe_name(model.revision, what=f"{source} model.revision")
-    if model.adapter not in ADAPTERS:
+    if model.adapter not in INPUT_KINDS:
         raise SubmissionError(
-            f"{source}: expected model.adapter in {list(ADAPTERS)}, found {model.adapter!r}; "
+            f"{source}: expected model.adapter in {list(INPUT_KINDS)}, found {model.adapter!r}; "
             "rerun with a known --input."
         )
     n_parameters = model.settings.get("n_parameters")

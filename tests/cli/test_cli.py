@@ -165,3 +165,10 @@ def test_full_disk_is_one_clear_error(data, tmp_path):
     assert last.startswith("genebench run: error: cannot write, the disk is full or the file too large")
     assert last.endswith("finished results are kept and the run resumes.")
     assert "Traceback" not in done.stderr
+
+
+def test_every_input_kind_has_an_adapter():
+    from genebench.constants import INPUT_KINDS
+    from model_adapters import ADAPTERS
+
+    assert tuple(ADAPTERS) == INPUT_KINDS
