@@ -105,6 +105,8 @@ def make_embeddings(
     symbols: Sequence[str],
     vectors: np.ndarray | Sequence[np.ndarray],
     missing: dict[str, list[str]],
+    *,
+    n_parameters: int | None = None,
     **extra: Any,
 ) -> GeneEmbeddings:
     """Assemble a `GeneEmbeddings` from an adapter's output, logging what is missing.
@@ -114,6 +116,7 @@ def make_embeddings(
         symbols: encoded genes, shape (n_genes,).
         vectors: shape (n_genes, n_dims), or a list of n_genes vectors.
         missing: reason -> symbols; empty reasons are dropped.
+        n_parameters: the model's size, recorded as `model["n_parameters"]` (the leaderboard's size filter).
         **extra: counts or notes to record in `model["settings"]`.
     """
     missing = {reason: list(genes) for reason, genes in missing.items() if genes}
@@ -124,6 +127,8 @@ def make_embeddings(
     model = meta.model_dump()
     model["settings"] = {**model["settings"], **extra}
     model["dim"] = int(array.shape[1]) if array.ndim == 2 else dim
+    if n_parameters is not None:
+        model["n_parameters"] = int(n_parameters)
     return GeneEmbeddings(symbols=np.asarray(list(symbols), dtype=object), vectors=array, model=model,
                           missing=missing)
 

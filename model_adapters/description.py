@@ -99,7 +99,7 @@ class DescriptionAdapter:
         else:
             vectors = self._encoder.encode_texts(texts, pooling=self.pooling)
         return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none},
-                               **described.counts(), **self._encoder.notes)
+                               n_parameters=self._encoder.n_parameters, **described.counts(), **self._encoder.notes)
 
     def encode_entities(self, ids: Sequence[str], texts: Sequence[str]) -> GeneEmbeddings:
         """Vectors for non-gene entities (e.g. diseases) from their texts, with the same encoder as the genes."""

@@ -211,8 +211,19 @@ def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarr
         yield order[start:start + batch_size]
 
 
+class _Sized:
+    """Encoders whose `model` is a torch module report its size."""
+
+    model: Any
+
+    @property
+    def n_parameters(self) -> int:
+        """How many parameters the loaded model has."""
+        return sum(p.numel() for p in self.model.parameters())
+
+
 @dataclass
-class HFEncoder:
+class HFEncoder(_Sized):
     """A transformers model and tokenizer that turn texts or sequences into pooled vectors.
 
     Args:
@@ -360,7 +371,7 @@ class HFEncoder:
 
 
 @dataclass
-class SentenceEncoder:
+class SentenceEncoder(_Sized):
     """A sentence-transformers model run batch by batch through its own modules (tokenize, forward).
 
     Truncation follows the model's `max_seq_length`, as sentence-transformers' `encode` does.

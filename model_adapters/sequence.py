@@ -60,4 +60,4 @@ class SequenceAdapter:
         vectors = self.encoder.encode_texts([found[s] for s in genes], pooling=self.pooling, skip_special=True)
         no_sequence = [s for s in known if s not in found]
         return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_SEQUENCE: no_sequence},
-                               n_sequences=len(genes), **self.encoder.notes)
+                               n_sequences=len(genes), n_parameters=self.encoder.n_parameters, **self.encoder.notes)

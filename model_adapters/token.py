@@ -177,12 +177,14 @@ class TokenAdapter:
             genes = [s for s in known if s in mapping]
             vectors = table[[mapping[s] for s in genes]] if genes else np.zeros((0, table.shape[1]))
             absent = [s for s in known if s not in mapping]
-            return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NOT_IN_VOCABULARY: absent})
+            return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NOT_IN_VOCABULARY: absent},
+                                   n_parameters=self.encoder.n_parameters)
         if self.pooling == "input":
             vectors = self._mean_input_embeddings(known)
         else:
             vectors = self.encoder.encode_texts(known, pooling=self.pooling, skip_special=self.pooling == "mean")
-        return make_embeddings(self.meta, known, vectors, {UNKNOWN_SYMBOL: unknown}, **self.encoder.notes)
+        return make_embeddings(self.meta, known, vectors, {UNKNOWN_SYMBOL: unknown},
+                               n_parameters=self.encoder.n_parameters, **self.encoder.notes)
 
     def _mean_input_embeddings(self, symbols: list[str]) -> np.ndarray:
         table = self.encoder.input_embeddings()
