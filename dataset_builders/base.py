@@ -45,6 +45,10 @@ FEATURES = datasets.Features({
 TRAIN_TEST_SPLITS = ("train", "test")
 
 
+class NothingToScoreError(SourceFormatError):
+    """A declared task that this source leaves without a scorable label; it is skipped and reported."""
+
+
 @dataclass(frozen=True)
 class Source:
     """One input file of a family.
@@ -152,11 +156,12 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         """Declared tasks the sources cannot give (task name -> reason), filled by `read_tasks`."""
         frames, self.task_metadata = [], []
         for raw in self.read_tasks(paths, mapper):
-            if raw.spec.type == "multi-label" and not _has_frequent_label(raw.rows, raw.spec.min_class_size):
-                self.skipped_tasks[raw.spec.name] = f"no label reaches {raw.spec.min_class_size} genes in this source."
-                logger.warning("%s: skipped '%s': %s", self.FAMILY, raw.spec.name, self.skipped_tasks[raw.spec.name])
+            try:
+                rows, metadata = self._materialise(raw, mapper)
+            except NothingToScoreError as exc:
+                self.skipped_tasks[raw.spec.name] = str(exc)
+                logger.warning("%s: skipped '%s': %s", self.FAMILY, raw.spec.name, exc)
                 continue
-            rows, metadata = self._materialise(raw, mapper)
             frames.append(rows)
             self.task_metadata.extend(metadata)
         self.rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FEATURES))
@@ -272,6 +277,9 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             rows = rows.assign(_key=key)
             rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=spec.type == "regression")
             rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
+        if multilabel and not label_names:
+            raise NothingToScoreError(f"no label has {spec.min_class_size} genes with it and {spec.min_class_size} "
+                                      "without it in this source.")
         if spec.evaluation == "cv":
             folds = assign_folds(rows["_key"].to_numpy(), _strata(rows, spec, label_names), multilabel=multilabel,
                                  n_folds=self.config.n_folds, seed=self.config.seed, task_name=spec.name)
@@ -426,11 +434,6 @@ def _check_declared(rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]) 
     unknown = sorted(set(rows["label"]) - set(names))
     if unknown:
         raise SourceFormatError(f"task '{spec.name}': labels {unknown} are not among the declared {list(names)}.")
-
-
-def _has_frequent_label(rows: pd.DataFrame, min_size: int) -> bool:
-    counts = pd.Series([x for labels in rows["label"] for x in labels], dtype=object).value_counts()
-    return bool((counts >= min_size).any())
 
 
 def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray:
