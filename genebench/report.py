@@ -209,8 +209,7 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
     diff = (wide[a] - wide[b]).to_numpy()
     rng = np.random.default_rng(seed)
     boots = diff[rng.integers(0, len(diff), size=(n_boot, len(diff)))].mean(axis=1)
-    largest = wide.assign(difference=diff).reindex(np.argsort(-np.abs(diff)) if False else
-                                                   wide.index[np.argsort(-np.abs(diff), kind="stable")]).head(top)
+    largest = wide.assign(difference=diff).iloc[np.argsort(-np.abs(diff), kind="stable")].head(top)
     return Comparison(
         a=a, b=b, n_tasks=len(diff), mean_difference=float(diff.mean()),
         ci_low=float(np.quantile(boots, 0.025)), ci_high=float(np.quantile(boots, 0.975)),
