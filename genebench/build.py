@@ -65,25 +65,20 @@ def build_data(
     for name in names:
         get_builder_class(name)  # fail on an unknown name before building anything
     manifest = _read_manifest(out)
-    updates: dict[str, Path] = {}
+    hgnc_table = None
     for name in tqdm(names, desc="building families", unit="family", disable=not progress):
         staging = out / f".staging-{name}-{uuid.uuid4().hex[:8]}"
         try:
             entry, hgnc_table = _build_family(name, staging, sources_dir=sources_dir, hgnc=hgnc, seed=seed,
                                               n_folds=n_folds)
-            _write_parquet(pd.DataFrame(hgnc_table), staging / "_hgnc.parquet")
-            _swap(staging, out / name, keep=("_hgnc.parquet",))
+            _swap(staging, out / name)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        updates[name] = staging / "_hgnc.parquet"
         manifest["families"][name] = entry
         _commit_manifest(out, manifest)
-    if updates:
-        hgnc_file = next(reversed(updates.values()))
-        _replace_file(hgnc_file, out / "symbols" / "hgnc.parquet")
-        for leftover in updates.values():
-            shutil.rmtree(leftover.parent, ignore_errors=True)
+    if hgnc_table is not None:
+        _write_parquet(pd.DataFrame(hgnc_table), out / "symbols" / "hgnc.parquet")
     refseq = refseq or _local_refseq(sources_dir)
     if refseq:
         _write_refseq(Path(refseq), out / "descriptions" / "refseq.parquet")
@@ -167,30 +162,21 @@ def _commit_manifest(out: Path, manifest: dict[str, Any]) -> None:
     _atomic_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
 
 
-def _swap(staging: Path, target: Path, keep: tuple[str, ...] = ()) -> None:
-    """Move the finished staging folder into place; files named in `keep` stay in staging."""
-    fresh = staging.with_name(staging.name + "-ready")
-    fresh.mkdir()
-    for item in staging.iterdir():
-        if item.name not in keep:
-            item.rename(fresh / item.name)
+def _swap(staging: Path, target: Path) -> None:
+    """Move the finished staging folder into place, then drop the folder it replaces."""
     old = target.with_name(f".old-{target.name}-{uuid.uuid4().hex[:8]}")
     if target.exists():
         target.rename(old)
-    fresh.rename(target)
+    staging.rename(target)
     shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write a frame through a temporary file and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
-
-
-def _replace_file(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    shutil.copyfile(source, tmp)
-    os.replace(tmp, target)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
+    os.replace(tmp, path)
 
 
 def _atomic_text(path: Path, text: str) -> None:
@@ -222,6 +208,4 @@ def _write_refseq(source: Path, target: Path) -> None:
     frame = frame[frame["hgnc_symbol_2024"] != ""]
     table = pd.DataFrame({"symbol": frame["hgnc_symbol_2024"], "name": frame["hgnc_name_2024"],
                           "summary": frame["summary"]}).drop_duplicates("symbol")
-    tmp = target.with_name(f".{target.name}.tmp")
-    _write_parquet(table, tmp)
-    os.replace(tmp, target)
+    _write_parquet(table, target)

@@ -186,13 +186,15 @@ def claim_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
     os.replace(tmp, marker)
 
 
-def paper_table(out: Path, model: ModelInfo) -> pd.DataFrame:
-    """Mean ± std of each task's main score (AUC) per category and per task type, with coverage."""
+def model_results(out: Path, model: ModelInfo) -> pd.DataFrame:
+    """One model's rows of `load_results(out)` (a results folder may hold several models)."""
     results = load_results(out)
-    mine = results[(results["model"] == model.id) & (results["revision"] == model.revision)]
-    table = summary_table(mine)
-    skipped = mine[mine["skipped"].notna()]["task"].nunique()
+    return results[(results["model"] == model.id) & (results["revision"] == model.revision)]
+
+
+def paper_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean ± std of each task's main score (AUC) per category and per task type, with coverage."""
+    table = summary_table(results)
     table = table.assign(**{"AUC (mean ± std)": table["cell"], "coverage": table["coverage"].map("{:.1%}".format)})
-    table.attrs["n_skipped"] = int(skipped)
     return table[["by", "group", "n_tasks", "AUC (mean ± std)", "coverage"]]
 

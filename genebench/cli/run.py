@@ -150,8 +150,7 @@ def run_run(args: argparse.Namespace) -> int:
     from genebench.evaluation import run_probes
     from genebench.probe.settings import ProbeSettings
     from genebench.report import plot_categories
-    from genebench.results import load_results
-    from genebench.runner import claim_output, model_info, paper_table, restrict
+    from genebench.runner import claim_output, model_info, model_results, paper_table, restrict
 
     config = config_from_args(args)
     claim_output(args.out, config, overwrite=args.overwrite)
@@ -161,15 +160,13 @@ def run_run(args: argparse.Namespace) -> int:
     results = run_probes(tasks, embeddings, args.out, settings=ProbeSettings(**config.probe), model_info=info,
                          dataset_revision=data.revision, config=config.to_dict(), overwrite=args.overwrite,
                          partner_embeddings=partner)
-    table = paper_table(args.out, info)
+    mine = model_results(args.out, info)
     print(f"\n{info.id} ({config.input} input) on {len(results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")
-    print(table.to_markdown(index=False))
+    print(paper_table(mine).to_markdown(index=False))
     skipped = sum(r.skipped is not None for r in results)
     if skipped:
         print(f"\n{skipped} tasks skipped (reasons in their result files).")
-    mine = load_results(args.out)
-    mine = mine[(mine["model"] == info.id) & (mine["revision"] == info.revision)]
     figures = plot_categories(mine, args.out / "figures" / "categories")
     print(f"\nresults in {args.out}/, figure {figures[0]}")
     return 0
