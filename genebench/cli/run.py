@@ -116,10 +116,9 @@ def config_from_args(args: argparse.Namespace):
     return RunConfig(model=model, input=args.input, revision=args.revision, adapter=adapter, probe=probe, **extra)
 
 
-def _encode(args: argparse.Namespace, *, partners: bool = False):
+def _encode(args: argparse.Namespace, config, *, partners: bool = False):
     from genebench.runner import make_encoder, partner_embeddings, task_genes
 
-    config = config_from_args(args)
     data = open_data_from_args(args)
     metadata = selected_tasks(args, data)
     if not metadata:
@@ -136,11 +135,11 @@ def _encode(args: argparse.Namespace, *, partners: bool = False):
     print(f"encoded {len(embeddings.symbols)} of {len(genes)} genes ({len(embeddings.symbols) / len(genes):.1%}); "
           f"{missing} without a vector: " + ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items()))
     partner = partner_embeddings(tasks, embeddings, data, encoder) if partners else None
-    return config, data, tasks, embeddings, partner
+    return data, tasks, embeddings, partner
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    embeddings = _encode(args)[3]
+    embeddings = _encode(args, config_from_args(args))[2]
     embeddings.save(args.out)
     print(f"wrote {args.out}")
     return 0
@@ -154,7 +153,7 @@ def run_run(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     claim_output(args.out, config, overwrite=args.overwrite)
-    config, data, tasks, embeddings, partner = _encode(args, partners=True)
+    data, tasks, embeddings, partner = _encode(args, config, partners=True)
     embeddings = restrict(embeddings, config)
     info = model_info(embeddings, config)
     results = run_probes(tasks, embeddings, args.out, settings=ProbeSettings(**config.probe), model_info=info,
