@@ -31,9 +31,13 @@ def _model_info(model_info: ModelInfo | dict[str, Any] | None, embeddings: GeneE
     return ModelInfo(**fields)
 
 
-def _is_current(path: Path, *, probe: dict[str, Any], dataset_revision: dict[str, Any],
-                overwrite: OverwriteStrategy) -> TaskResult | None:
-    """The existing result to keep for this task, or None when it must be (re)computed."""
+def _is_current(path: Path, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
+                config: dict[str, Any], overwrite: OverwriteStrategy) -> TaskResult | None:
+    """The existing result to keep for this task, or None when it must be (re)computed.
+
+    A result is kept only when it was made from the same vectors (their cache key), probe settings, data
+    and run config, so a resumed run never mixes results of two settings.
+    """
     if overwrite is OverwriteStrategy.ALWAYS or not path.is_file():
         return None
     if overwrite is OverwriteStrategy.NEVER:
@@ -43,8 +47,11 @@ def _is_current(path: Path, *, probe: dict[str, Any], dataset_revision: dict[str
     except ResultsError as exc:
         logger.warning("%s; recomputing it", exc)
         return None
-    if existing.probe != probe or existing.dataset_revision != dataset_revision:
-        logger.info("result '%s' was made with other probe settings or data; recomputing it", path)
+    same_vectors = existing.model.settings.get("cache_key") == model.settings.get("cache_key")
+    if not same_vectors or existing.probe != probe or existing.dataset_revision != dataset_revision \
+            or existing.config != config:
+        logger.info("result '%s' was made from other vectors, probe settings, data or run config; recomputing it",
+                    path)
         return None
     return existing
 
@@ -94,8 +101,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     probe = settings.to_dict()
     results: dict[str, TaskResult] = {}
     for task in tasks:
-        kept = _is_current(result_path(out_dir, model, task.name), probe=probe, dataset_revision=dataset_revision,
-                           overwrite=overwrite)
+        kept = _is_current(result_path(out_dir, model, task.name), model=model, probe=probe,
+                           dataset_revision=dataset_revision, config=config or {}, overwrite=overwrite)
         if kept is not None:
             results[task.name] = kept
     pending = [task for task in tasks if task.name not in results]

@@ -6,7 +6,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -15,6 +15,9 @@ from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError, ResultsError
 from genebench.results import ModelInfo, load_results, summary_table
+
+if TYPE_CHECKING:
+    from genebench.probe.settings import ProbeSettings
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,20 @@ class RunConfig:
             close = difflib.get_close_matches(self.input, INPUT_KINDS, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise GenebenchError(f"input '{self.input}' is not known.{hint} Expected one of: {', '.join(INPUT_KINDS)}.")
+        self.probe_settings()
+
+    def probe_settings(self) -> ProbeSettings:
+        """The checked `ProbeSettings` of `probe`.
+
+        Raises:
+            GenebenchError: an unknown or out-of-range probe setting.
+        """
+        from genebench.probe.settings import ProbeSettings
+
+        try:
+            return ProbeSettings(**self.probe)
+        except (TypeError, ValueError) as exc:
+            raise GenebenchError(f"probe settings {self.probe}: {exc}") from exc
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> RunConfig:
@@ -164,14 +181,10 @@ def model_info(embeddings: GeneEmbeddings, config: RunConfig) -> ModelInfo:
                      adapter=config.input, settings=settings)
 
 
-def claim_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
-    """Refuse an output folder that holds another model's run, unless results are to be overwritten.
-
-    The run's config is saved there as `run_config.yaml`, which `--config` reads back to repeat the run.
-    """
+def check_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
+    """Refuse an output folder that holds another model's run, unless results are to be overwritten."""
     import yaml
 
-    out.mkdir(parents=True, exist_ok=True)
     marker = out / RUN_FILE
     identity = ("model", "input", "revision", "adapter")
     if marker.exists() and overwrite != "always":
@@ -181,9 +194,16 @@ def claim_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
                 f"output folder '{out}' holds the results of another run ({theirs.get('model')}, input "
                 f"{theirs.get('input')}); pass another --out, or --overwrite always to replace them."
             )
+
+
+def save_run_config(out: Path, config: RunConfig) -> None:
+    """Save the run's config as `run_config.yaml` in `out` (atomically); `--config` reads it back to repeat the run."""
+    import yaml
+
+    out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".{RUN_FILE}.tmp"
     tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    os.replace(tmp, marker)
+    os.replace(tmp, out / RUN_FILE)
 
 
 def model_results(out: Path, model: ModelInfo) -> pd.DataFrame:

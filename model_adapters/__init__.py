@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 from typing import Any
 
 from model_adapters.base import AdapterError, AdapterMeta, GeneEncoder
@@ -36,7 +37,7 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
         **settings: the adapter's keyword arguments (always `hgnc=`, the HGNC table).
 
     Raises:
-        AdapterError: `input_kind` is not one of `ADAPTERS`.
+        AdapterError: `input_kind` is not one of `ADAPTERS`, or a setting does not apply to it.
     """
     if input_kind not in ADAPTERS:
         close = difflib.get_close_matches(input_kind, ADAPTERS, n=3)
@@ -45,6 +46,11 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
                            "pass --input with one of them.")
     module_name, class_name = ADAPTERS[input_kind].split(":")
     adapter_class = getattr(importlib.import_module(module_name), class_name)
+    accepted = [name for name in inspect.signature(adapter_class).parameters if name not in ("model", "hgnc")]
+    foreign = sorted(set(settings) - set(accepted) - {"hgnc"})
+    if foreign:
+        raise AdapterError(f"input kind '{input_kind}' has no setting {', '.join(map(repr, foreign))}; its settings "
+                           f"are {', '.join(accepted) or 'none'}. Drop the option (--{foreign[0].replace('_', '-')}).")
     return adapter_class(model, **settings) if model is not None else adapter_class(**settings)
 
 

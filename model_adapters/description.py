@@ -16,7 +16,7 @@ from genebench.embeddings import GeneEmbeddings
 from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
 from model_adapters.descriptions import DescriptionSource
-from model_adapters.hf import HFEncoder, Pooling, SentenceEncoder, is_sentence_transformer, resolve_model
+from model_adapters.hf import HFEncoder, Pooling, SentenceEncoder, dtype_name, is_sentence_transformer, resolve_model
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -33,6 +33,8 @@ class DescriptionAdapter:
         revision: commit, tag or branch of the model.
         trust_remote_code: allow code shipped with the model to run.
         device: "cuda", "mps" or "cpu"; None picks the best available.
+        dtype: precision of the forward pass: "auto" (see `model_adapters.hf.select_dtype`), "float32",
+            "bfloat16" or "float16".
         batch_size: texts per forward pass.
         ncbi_client: client for source "ncbi".
 
@@ -53,6 +55,7 @@ class DescriptionAdapter:
         revision: str | None = None,
         trust_remote_code: bool = False,
         device: str | None = None,
+        dtype: str = "auto",
         batch_size: int = 64,
         ncbi_client: NCBIClient | None = None,
     ) -> None:
@@ -63,20 +66,21 @@ class DescriptionAdapter:
         self.revision = revision
         self.trust_remote_code = trust_remote_code
         self.device = device
+        self.dtype = dtype
         self.batch_size = batch_size
 
     @cached_property
     def _encoder(self) -> SentenceEncoder | HFEncoder:
         path, revision = resolve_model(self.model, self.revision)
         settings = dict(revision=self.revision, trust_remote_code=self.trust_remote_code, device=self.device,
-                        batch_size=self.batch_size)
+                        dtype=self.dtype, batch_size=self.batch_size)
         if is_sentence_transformer(path, revision):
             return SentenceEncoder(self.model, **settings)
         return HFEncoder(self.model, **settings)
 
     @cached_property
     def meta(self) -> AdapterMeta:
-        """Model, revision, pooling and description-source version."""
+        """Model, revision, pooling, precision and description-source version."""
         is_st = isinstance(self._encoder, SentenceEncoder)
         return AdapterMeta(
             model_id=self.model,
@@ -85,7 +89,7 @@ class DescriptionAdapter:
             pooling="sentence-transformers" if is_st else self.pooling,
             trust_remote_code=self.trust_remote_code,
             source_version=self.source.version,
-            settings={"source": self.source.source},
+            settings={"source": self.source.source, "dtype": dtype_name(self._encoder.torch_dtype)},
         )
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:

@@ -1,8 +1,11 @@
 """Shared Hugging Face loading and encoding: one place for devices, dtypes, batching, pooling and chunking.
 
-- The device is chosen automatically (cuda, mps, cpu); on a GPU weights run in bf16 (fp16 where bf16 is
-  unsupported), on the CPU in float32. Every forward pass runs under `torch.inference_mode`.
-- Inputs are sorted by length and batched, so little compute goes to padding.
+- The device is chosen automatically (cuda, mps, cpu), and so is the precision (`dtype="auto"`): bf16 on a GPU
+  (fp16 where bf16 is unsupported) and on a CPU with native bf16 instructions (AVX512-BF16 or AMX), float32 on
+  other CPUs. On the CPU the weights stay float32 and matrix products run in bf16 under autocast, so layer
+  norms and softmax keep float32. The precision used is recorded with the vectors. Every forward pass runs
+  under `torch.inference_mode`.
+- Inputs are sorted by token count and batched, so little compute goes to padding.
 - An input longer than the model's context is cut into context-sized chunks; the gene's vector is the
   token-count-weighted mean of its chunks' vectors.
 - A model whose config ships its own code (`auto_map`) is refused unless `trust_remote_code=True`.
@@ -12,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -28,6 +32,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from genebench.constants import DTYPES
 from genebench.errors import MissingSourceError
 from model_adapters.base import AdapterError
 
@@ -50,13 +55,36 @@ def select_device(device: str | None = None) -> torch.device:
     return torch.device("cpu")
 
 
-def select_dtype(device: torch.device) -> torch.dtype:
-    """bf16 on a GPU that supports it, else fp16 on a GPU, float32 on the CPU."""
+def cpu_has_native_bf16() -> bool:
+    """Whether this CPU multiplies bf16 matrices in hardware (AVX512-BF16 or AMX), so bf16 is faster than float32."""
+    capabilities = torch.cpu.get_capabilities() if hasattr(torch.cpu, "get_capabilities") else {}
+    return bool(capabilities.get("avx512_bf16") or capabilities.get("amx_bf16"))
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """A torch dtype as recorded with the vectors: "float32", "bfloat16" or "float16"."""
+    return str(dtype).removeprefix("torch.")
+
+
+def select_dtype(device: torch.device, dtype: str = "auto") -> torch.dtype:
+    """The precision to compute in: `dtype`, or for "auto" the fastest one that keeps vectors faithful.
+
+    "auto" gives bf16 on a GPU that supports it, else fp16 on a GPU or mps; on the CPU, bf16 where the
+    CPU has native bf16 instructions, else float32.
+
+    Raises:
+        AdapterError: `dtype` is not one of `DTYPES`.
+    """
+    if dtype not in DTYPES:
+        raise AdapterError(f"dtype '{dtype}': expected one of {list(DTYPES)}; pass --dtype float32 for full "
+                           "precision.")
+    if dtype != "auto":
+        return getattr(torch, dtype)
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if device.type == "mps":
         return torch.float16
-    return torch.float32
+    return torch.bfloat16 if cpu_has_native_bf16() else torch.float32
 
 
 def _hub_offline() -> bool:
@@ -211,10 +239,35 @@ def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarr
         yield order[start:start + batch_size]
 
 
-class _Sized:
-    """Encoders whose `model` is a torch module report its size."""
+class _Runtime:
+    """Where and in what precision an encoder's torch `model` runs, and how large it is."""
 
     model: Any
+    device: str | None
+    dtype: str
+
+    @cached_property
+    def torch_device(self) -> torch.device:
+        """The device the model runs on."""
+        return select_device(self.device)
+
+    @cached_property
+    def torch_dtype(self) -> torch.dtype:
+        """The precision of the forward pass (see `select_dtype`)."""
+        return select_dtype(self.torch_device, self.dtype)
+
+    @property
+    def weights_dtype(self) -> torch.dtype:
+        """float32 on the CPU (autocast lowers the matrix products), `torch_dtype` elsewhere."""
+        return torch.float32 if self.torch_device.type == "cpu" else self.torch_dtype
+
+    def forward_context(self) -> contextlib.AbstractContextManager:
+        """Inference mode, plus CPU autocast when the CPU computes in lower precision."""
+        stack = contextlib.ExitStack()
+        stack.enter_context(torch.inference_mode())
+        if self.torch_device.type == "cpu" and self.torch_dtype != torch.float32:
+            stack.enter_context(torch.autocast("cpu", dtype=self.torch_dtype))
+        return stack
 
     @property
     def n_parameters(self) -> int:
@@ -223,7 +276,7 @@ class _Sized:
 
 
 @dataclass
-class HFEncoder(_Sized):
+class HFEncoder(_Runtime):
     """A transformers model and tokenizer that turn texts or sequences into pooled vectors.
 
     Args:
@@ -231,6 +284,7 @@ class HFEncoder(_Sized):
         revision: commit, tag or branch; None for the default branch.
         trust_remote_code: allow code shipped in the repository to run.
         device: "cuda", "mps" or "cpu"; None picks the best available.
+        dtype: precision of the forward pass, one of `DTYPES` ("auto": see `select_dtype`).
         batch_size: inputs (chunks) per forward pass.
         max_length: tokens per forward pass; None reads the tokenizer and config.
     """
@@ -239,6 +293,7 @@ class HFEncoder(_Sized):
     revision: str | None = None
     trust_remote_code: bool = False
     device: str | None = None
+    dtype: str = "auto"
     batch_size: int = 32
     max_length: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # what the last call did, for the model settings
@@ -270,10 +325,9 @@ class HFEncoder(_Sized):
 
         path, revision = self.location
         check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
-        device = select_device(self.device)
         model = AutoModel.from_pretrained(path, revision=self._hub_revision, trust_remote_code=self.trust_remote_code,
-                                          dtype=select_dtype(device))
-        return model.to(device).eval()
+                                          dtype=self.weights_dtype)
+        return model.to(self.torch_device).eval()
 
     @property
     def _hub_revision(self) -> str | None:
@@ -333,8 +387,8 @@ class HFEncoder(_Sized):
         model, device = self.model, self.model.device
         pad_id = self.tokenizer.pad_token_id or 0
         accepts_mask = "attention_mask" in inspect.signature(model.forward).parameters
-        with torch.inference_mode(), tqdm(total=len(input_ids), unit="gene", desc=self.model_id,
-                                           disable=None, leave=False) as bar:
+        with self.forward_context(), tqdm(total=len(input_ids), unit="gene", desc=self.model_id,
+                                          disable=None, leave=False) as bar:
             for batch in length_batches([len(c.ids) for c in chunks], self.batch_size):
                 picked = [chunks[i] for i in batch]
                 width = max(len(c.ids) for c in picked)
@@ -371,16 +425,18 @@ class HFEncoder(_Sized):
 
 
 @dataclass
-class SentenceEncoder(_Sized):
+class SentenceEncoder(_Runtime):
     """A sentence-transformers model run batch by batch through its own modules (tokenize, forward).
 
-    Truncation follows the model's `max_seq_length`, as sentence-transformers' `encode` does.
+    Truncation follows the model's `max_seq_length`, as sentence-transformers' `encode` does; texts are
+    batched by their token count (not their character count, as `encode` does), so less goes to padding.
     """
 
     model_id: str
     revision: str | None = None
     trust_remote_code: bool = False
     device: str | None = None
+    dtype: str = "auto"
     batch_size: int = 64
     notes: dict[str, Any] = field(default_factory=dict)
 
@@ -396,23 +452,20 @@ class SentenceEncoder(_Sized):
 
         path, revision = self.location
         check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
-        device = select_device(self.device)
-        model = SentenceTransformer(path, device=str(device), trust_remote_code=self.trust_remote_code,
+        model = SentenceTransformer(path, device=str(self.torch_device), trust_remote_code=self.trust_remote_code,
                                     revision=None if Path(path).is_dir() else revision)
-        if device.type != "cpu":
-            model = model.to(select_dtype(device))
-        return model.eval()
+        return model.to(self.weights_dtype).eval()
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Encode texts, longest first in batches. Returns shape (n_texts, n_dims), float32."""
         model = self.model
         limit = model.max_seq_length
-        lengths = [len(t) for t in texts]
+        lengths = [len(ids) for ids in model.tokenizer(list(texts), truncation=True, max_length=limit)["input_ids"]]
         out: np.ndarray | None = None
         n_truncated = 0
         preprocess = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers < 6: tokenize
-        with torch.inference_mode(), tqdm(total=len(texts), unit="gene", desc=self.model_id,
-                                           disable=None, leave=False) as bar:
+        with self.forward_context(), tqdm(total=len(texts), unit="gene", desc=self.model_id,
+                                          disable=None, leave=False) as bar:
             for batch in length_batches(lengths, self.batch_size):
                 features = preprocess([texts[i] for i in batch])
                 n_truncated += int((features["attention_mask"].sum(1) >= limit).sum())

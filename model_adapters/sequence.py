@@ -10,7 +10,7 @@ import pandas as pd
 
 from genebench.embeddings import GeneEmbeddings
 from model_adapters.base import NO_SEQUENCE, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
-from model_adapters.hf import HFEncoder, Pooling
+from model_adapters.hf import HFEncoder, Pooling, dtype_name
 
 
 class SequenceAdapter:
@@ -21,20 +21,20 @@ class SequenceAdapter:
         hgnc: the HGNC table (`genebench.symbols.read_hgnc`), for gene -> sequence identifier.
         pooling: "mean" over sequence tokens, or the "cls" token of each chunk.
         client: the sequence client (default: the public REST API).
-        revision, trust_remote_code, device, batch_size, max_length: see `model_adapters.hf.HFEncoder`.
+        revision, trust_remote_code, device, dtype, batch_size, max_length: see `model_adapters.hf.HFEncoder`.
     """
 
     INPUT: ClassVar[str]
 
     def __init__(self, model: str, *, hgnc: pd.DataFrame, pooling: Pooling = "mean", client: Any = None,
                  revision: str | None = None, trust_remote_code: bool = False, device: str | None = None,
-                 batch_size: int = 8, max_length: int | None = None) -> None:
+                 dtype: str = "auto", batch_size: int = 8, max_length: int | None = None) -> None:
         self.model = model
         self.hgnc = hgnc
         self.pooling = pooling
         self.client = client
         self.encoder = HFEncoder(model, revision=revision, trust_remote_code=trust_remote_code, device=device,
-                                 batch_size=batch_size, max_length=max_length)
+                                 dtype=dtype, batch_size=batch_size, max_length=max_length)
 
     def sequences(self, genes: list[str]) -> dict[str, str]:
         """Gene -> sequence, for the genes that have one."""
@@ -46,11 +46,12 @@ class SequenceAdapter:
 
     @cached_property
     def meta(self) -> AdapterMeta:
-        """Model, revision, pooling and sequence source."""
+        """Model, revision, pooling, precision and sequence source."""
         version, settings = self.source()
         return AdapterMeta(model_id=self.model, revision=self.encoder.location[1], input=self.INPUT,
                            pooling=self.pooling, trust_remote_code=self.encoder.trust_remote_code,
-                           source_version=version, settings={**settings, "max_length": self.encoder.max_length})
+                           source_version=version, settings={**settings, "max_length": self.encoder.max_length,
+                                                                   "dtype": dtype_name(self.encoder.torch_dtype)})
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """Vectors for genes with a sequence; the others are reported missing."""

@@ -34,7 +34,7 @@ from model_adapters.base import (
     make_embeddings,
     split_known,
 )
-from model_adapters.hf import HFEncoder
+from model_adapters.hf import HFEncoder, dtype_name
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class TokenAdapter:
             then a gene-keyed tokenizer vocabulary, then falls back to the symbol string's tokens.
         pooling: for symbol strings: "input" (mean input embedding of its tokens), "mean" or "cls" of
             the last hidden state. Gene vocabularies always use the input-embedding row.
-        revision, trust_remote_code, device, batch_size: see `model_adapters.hf.HFEncoder`.
+        revision, trust_remote_code, device, dtype, batch_size: see `model_adapters.hf.HFEncoder`.
     """
 
     def __init__(
@@ -89,6 +89,7 @@ class TokenAdapter:
         revision: str | None = None,
         trust_remote_code: bool = False,
         device: str | None = None,
+        dtype: str = "auto",
         batch_size: int = 64,
     ) -> None:
         if pooling not in POOLINGS:
@@ -98,7 +99,7 @@ class TokenAdapter:
         self.vocabulary = vocabulary
         self.pooling = pooling
         self.encoder = HFEncoder(model, revision=revision, trust_remote_code=trust_remote_code, device=device,
-                                 batch_size=batch_size)
+                                 dtype=dtype, batch_size=batch_size)
 
     @cached_property
     def _gene_vocabulary(self) -> tuple[dict[str, int] | None, str]:
@@ -155,11 +156,17 @@ class TokenAdapter:
 
     @cached_property
     def meta(self) -> AdapterMeta:
-        """Model, revision, pooling and vocabulary origin (looking the vocabulary up loads the model)."""
+        """Model, revision, pooling, precision and vocabulary origin (looking it up loads the model).
+
+        The precision is the weights' for embedding-row lookups, the forward pass's for hidden-state pooling.
+        """
         mapping, origin = self._gene_vocabulary
+        lookup = mapping is not None or self.pooling == "input"
+        precision = self.encoder.weights_dtype if lookup else self.encoder.torch_dtype
         return AdapterMeta(model_id=self.model, revision=self.encoder.location[1], input="token",
                            pooling="input" if mapping is not None else self.pooling,
-                           trust_remote_code=self.encoder.trust_remote_code, settings={"vocabulary": origin})
+                           trust_remote_code=self.encoder.trust_remote_code,
+                           settings={"vocabulary": origin, "dtype": dtype_name(precision)})
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """Vectors for genes the model can represent; genes outside a gene vocabulary are reported missing."""

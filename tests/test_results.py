@@ -40,8 +40,9 @@ def tasks():
 
 
 def _run(world, tasks, out, **kw):
-    return run_probes(tasks, world.embeddings, out, settings=kw.pop("settings", CPU), model_info=MODEL,
-                      dataset_revision=REVISION, config={"tasks": "test"}, progress=False, **kw)
+    return run_probes(tasks, world.embeddings, out, settings=kw.pop("settings", CPU),
+                      model_info=kw.pop("model_info", MODEL), dataset_revision=REVISION,
+                      config=kw.pop("config", {"tasks": "test"}), progress=False, **kw)
 
 
 def test_layout_and_content(tasks, tmp_path):
@@ -84,6 +85,22 @@ def test_rerun_resumes_and_overwrite_strategies(tasks, tmp_path):
     _run(world, task_list[:1], tmp_path, overwrite=OverwriteStrategy.ALWAYS,
          settings=ProbeSettings(device="cpu", C=0.5))
     assert paths[0].stat().st_mtime_ns != stamps[0] and paths[1].stat().st_mtime_ns == stamps[1]
+
+
+def test_a_rerun_from_other_vectors_or_config_recomputes_instead_of_mixing(tasks, tmp_path):
+    world, task_list = tasks
+    keyed = MODEL.model_copy(update={"settings": {"pooling": "mean", "cache_key": "float32-vectors"}})
+    _run(world, task_list[:1], tmp_path, model_info=keyed)
+    path = result_path(tmp_path, MODEL, task_list[0].name)
+    stamp = path.stat().st_mtime_ns
+    _run(world, task_list[:1], tmp_path, model_info=keyed)
+    assert path.stat().st_mtime_ns == stamp  # same vectors and config: kept
+    bf16 = MODEL.model_copy(update={"settings": {"pooling": "mean", "cache_key": "bfloat16-vectors"}})
+    _run(world, task_list[:1], tmp_path, model_info=bf16)
+    assert read_result(path).model.settings["cache_key"] == "bfloat16-vectors"
+    stamp = path.stat().st_mtime_ns
+    _run(world, task_list[:1], tmp_path, model_info=bf16, config={"tasks": "test", "exclude_genes": "genes.txt"})
+    assert path.stat().st_mtime_ns != stamp and read_result(path).config["exclude_genes"] == "genes.txt"
 
 
 def test_never_refuses_a_corrupted_file(tasks, tmp_path):

@@ -13,7 +13,7 @@ from genebench.cli.options import (
     open_data_from_args,
     selected_tasks,
 )
-from genebench.constants import INPUT_KINDS
+from genebench.constants import DTYPES, INPUT_KINDS
 from genebench.runner import DEFAULT_MODELS
 
 logger = logging.getLogger(__name__)
@@ -54,6 +54,9 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--trust-remote-code", action="store_true",
                        help="allow the model's own Python code to run (needed by e.g. DNABERT-2, HyenaDNA)")
     group.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
+    group.add_argument("--dtype", choices=DTYPES,
+                       help="precision of the forward pass (default auto: bf16 on a GPU and on a CPU with native bf16 "
+                            "instructions, else float32; recorded with every result)")
     group.add_argument("--batch-size", type=int, help="inputs per forward pass")
 
 
@@ -98,7 +101,7 @@ def config_from_args(args: argparse.Namespace):
     adapter = {key: value for key, value in (
         ("pooling", args.pooling), ("source", args.description_source), ("descriptions", args.descriptions),
         ("vocabulary", args.vocabulary), ("region", args.region), ("device", args.device),
-        ("batch_size", args.batch_size), ("trust_remote_code", args.trust_remote_code or None),
+        ("dtype", args.dtype), ("batch_size", args.batch_size), ("trust_remote_code", args.trust_remote_code or None),
     ) if value is not None}
     probe = {k: v for k, v in (("C", getattr(args, "C", None)), ("pair_mode", getattr(args, "pair_mode", None)))
              if v is not None}
@@ -147,16 +150,16 @@ def run_encode(args: argparse.Namespace) -> int:
 
 def run_run(args: argparse.Namespace) -> int:
     from genebench.evaluation import run_probes
-    from genebench.probe.settings import ProbeSettings
     from genebench.report import plot_categories
-    from genebench.runner import claim_output, model_info, model_results, paper_table, restrict
+    from genebench.runner import check_output, model_info, model_results, paper_table, restrict, save_run_config
 
     config = config_from_args(args)
-    claim_output(args.out, config, overwrite=args.overwrite)
+    check_output(args.out, config, overwrite=args.overwrite)
     data, tasks, embeddings, partner = _encode(args, config, partners=True)
     embeddings = restrict(embeddings, config)
+    save_run_config(args.out, config)  # once the model has encoded: a failed setup leaves the folder free
     info = model_info(embeddings, config)
-    results = run_probes(tasks, embeddings, args.out, settings=ProbeSettings(**config.probe), model_info=info,
+    results = run_probes(tasks, embeddings, args.out, settings=config.probe_settings(), model_info=info,
                          dataset_revision=data.revision, config=config.to_dict(), overwrite=args.overwrite,
                          partner_embeddings=partner)
     mine = model_results(args.out, info)

@@ -68,7 +68,7 @@ def test_bad_sources_are_reported(hgnc, tmp_path):
 
 
 def test_plain_encoder_is_mean_pooled_like_transformers(bert_dir, hgnc):
-    adapter = DescriptionAdapter(str(bert_dir), hgnc=hgnc, source="hgnc")
+    adapter = DescriptionAdapter(str(bert_dir), hgnc=hgnc, source="hgnc", dtype="float32")
     result = adapter.encode(["TP53", "EGFR", "NOTAGENE"])
     tokenizer, model = AutoTokenizer.from_pretrained(bert_dir), AutoModel.from_pretrained(bert_dir)
     inputs = tokenizer("Gene symbol TP53 full name tumor protein p53", return_tensors="pt")
@@ -76,9 +76,15 @@ def test_plain_encoder_is_mean_pooled_like_transformers(bert_dir, hgnc):
         expected = model(**inputs).last_hidden_state[0].mean(0).numpy()
     np.testing.assert_allclose(result.vectors[0], expected, atol=1e-5)
     assert result.missing == {"unknown_symbol": ["NOTAGENE"]}
-    assert {k: result.model["settings"][k] for k in ("source", "n_full", "n_partial", "n_none")} == {
-        "source": "hgnc", "n_full": 0, "n_partial": 2, "n_none": 0}
+    assert {k: result.model["settings"][k] for k in ("source", "dtype", "n_full", "n_partial", "n_none")} == {
+        "source": "hgnc", "dtype": "float32", "n_full": 0, "n_partial": 2, "n_none": 0}
     assert result.model["pooling"] == "mean" and result.model["revision"] == "local"
+
+
+def test_precision_is_recorded_and_keys_the_cache(bert_dir, hgnc):
+    metas = [DescriptionAdapter(str(bert_dir), hgnc=hgnc, source="hgnc", dtype=d).meta for d in ("float32", "bfloat16")]
+    assert [m.settings["dtype"] for m in metas] == ["float32", "bfloat16"]
+    assert metas[0].cache_key() != metas[1].cache_key()
 
 
 @pytest.mark.slow
@@ -87,7 +93,7 @@ def test_minilm_end_to_end_matches_sentence_transformers(hgnc, refseq_file):
     from sentence_transformers import SentenceTransformer
 
     adapter = DescriptionAdapter("sentence-transformers/all-MiniLM-L6-v2", hgnc=hgnc, source="refseq",
-                                 descriptions=refseq_file, batch_size=4)
+                                 descriptions=refseq_file, batch_size=4, dtype="float32")
     genes = ["TP53", "EGFR", "HLA-A", "ABL1", "A4GALT"]
     result = adapter.encode(genes)
     texts = [DescriptionSource("refseq", hgnc=hgnc, path=refseq_file).describe([g]).texts[g] for g in genes]

@@ -10,7 +10,15 @@ import pytest
 import torch
 
 from model_adapters.base import AdapterError
-from model_adapters.hf import HFEncoder, check_remote_code, length_batches, resolve_model, select_dtype, split_chunks
+from model_adapters.hf import (
+    HFEncoder,
+    check_remote_code,
+    cpu_has_native_bf16,
+    length_batches,
+    resolve_model,
+    select_dtype,
+    split_chunks,
+)
 
 
 def test_minilm_resolves_to_the_packaged_weights_when_offline():
@@ -79,8 +87,21 @@ def test_missing_pad_token_is_recorded_and_padding_stays_masked(bert_dir, tmp_pa
     np.testing.assert_allclose(vectors, HFEncoder(str(bert_dir), batch_size=1).encode_texts(texts), atol=1e-5)
 
 
-def test_cpu_runs_in_float32():
-    assert select_dtype(torch.device("cpu")) == torch.float32
+def test_auto_precision_is_bf16_only_on_a_cpu_that_multiplies_bf16_natively():
+    assert select_dtype(torch.device("cpu")) == (torch.bfloat16 if cpu_has_native_bf16() else torch.float32)
+    assert select_dtype(torch.device("cpu"), "float32") == torch.float32
+    with pytest.raises(AdapterError, match=r"dtype 'fp8': expected one of \['auto', 'float32'"):
+        select_dtype(torch.device("cpu"), "fp8")
+
+
+def test_cpu_bf16_lowers_the_products_not_the_weights(bert_dir):
+    texts = ["tp53 tumor protein", "egfr receptor with a much longer name", "hla-a"]
+    full, half = HFEncoder(str(bert_dir), dtype="float32"), HFEncoder(str(bert_dir), dtype="bfloat16")
+    exact, rounded = full.encode_texts(texts), half.encode_texts(texts)
+    assert half.model.dtype == torch.float32  # autocast runs the matrix products in bf16
+    assert not np.array_equal(exact, rounded)
+    cosine = (exact * rounded).sum(1) / np.linalg.norm(exact, axis=1) / np.linalg.norm(rounded, axis=1)
+    assert cosine.min() > 0.999
 
 
 def test_absent_hub_model_offline_is_one_clear_error():

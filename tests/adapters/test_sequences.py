@@ -24,7 +24,7 @@ def _residue_mean(model_dir, sequence: str) -> np.ndarray:
 
 def test_protein_vectors_are_residue_means_with_chunking(api, esm_protein_dir, hgnc, tmp_path):
     client = UniProtClient(api.url("uniprot"), cache_dir=tmp_path)
-    adapter = ProteinAdapter(str(esm_protein_dir), hgnc=hgnc, client=client)
+    adapter = ProteinAdapter(str(esm_protein_dir), hgnc=hgnc, client=client, dtype="float32")
     result = adapter.encode(["TP53", "EGFR", "HLA-A"])
     assert result.symbols.tolist() == ["TP53", "EGFR"]
     assert result.missing == {"no_sequence": ["HLA-A"]}  # P04439 is not served
@@ -40,7 +40,8 @@ def test_protein_vectors_are_residue_means_with_chunking(api, esm_protein_dir, h
 @pytest.mark.parametrize("region", ["gene", "cds"])
 def test_dna_kmer_model_encodes_ensembl_sequences(api, esm_dna_dir, hgnc, tmp_path, region):
     client = EnsemblClient(api.url("ensembl"), cache_dir=tmp_path)
-    result = DnaAdapter(str(esm_dna_dir), hgnc=hgnc, region=region, client=client).encode(["EGFR", "HLA-A", "TP53"])
+    result = DnaAdapter(str(esm_dna_dir), hgnc=hgnc, region=region, client=client, dtype="float32").encode(
+        ["EGFR", "HLA-A", "TP53"])
     assert result.symbols.tolist() == ["EGFR", "TP53"]
     assert result.missing == {"no_sequence": ["HLA-A"]}
     assert result.model["settings"]["region"] == region
@@ -53,7 +54,7 @@ def test_dna_kmer_model_encodes_ensembl_sequences(api, esm_dna_dir, hgnc, tmp_pa
 
 def test_dna_max_bases_truncates(api, esm_dna_dir, hgnc, tmp_path):
     client = EnsemblClient(api.url("ensembl"), cache_dir=tmp_path)
-    result = DnaAdapter(str(esm_dna_dir), hgnc=hgnc, max_bases=12, client=client).encode(["TP53"])
+    result = DnaAdapter(str(esm_dna_dir), hgnc=hgnc, max_bases=12, client=client, dtype="float32").encode(["TP53"])
     np.testing.assert_allclose(result.vectors[0], _residue_mean(esm_dna_dir, "ACGTACGTTTGA"), atol=1e-5)
 
 

@@ -122,6 +122,17 @@ def test_run_input_errors(capsys, data, tmp_path):
     assert code == 2 and "unknown keys ['learning_rate']" in err
 
 
+def test_a_setting_that_does_not_apply_fails_early_and_leaves_the_folder_free(capsys, data, tmp_path):
+    out = tmp_path / "results"
+    base = ["run", "--data", data, "--input", "random", "--tasks", "TF vs non-TF", "--out", out]
+    code, _, err = run(capsys, *base, "--C", "-1")
+    assert code == 2 and "probe settings {'C': -1.0}: ProbeSettings.C: expected a number in (0, inf)" in err
+    code, _, err = run(capsys, *base, "--dtype", "bfloat16")
+    assert code == 2 and "input kind 'random' has no setting 'dtype'; its settings are dim, seed" in err
+    assert not (out / "run_config.yaml").exists()
+    assert run(capsys, *base)[0] == 0  # the corrected command is not refused as "another run"
+
+
 def test_encode_report_and_compare(capsys, data, tmp_path):
     emb = tmp_path / "random.parquet"
     code, out, err = run(capsys, "encode", "--data", data, "--input", "random", "--family", "hgnc", "--out", emb)
