@@ -54,6 +54,7 @@ class BenchmarkData:
             )
         self.manifest: dict[str, Any] = json.loads(manifest.read_text())
         self._tables: dict[str, pd.DataFrame] = {}
+        self._task_rows: dict[str, dict[str, np.ndarray]] = {}
 
     # -- what the folder holds -----------------------------------------------------------------------------
 
@@ -109,6 +110,7 @@ class BenchmarkData:
             files = [f"{family}/{split}.parquet" for split in self.manifest["families"][family]["splits"]]
             parts = [pq.read_table(self._checked(f)).to_pandas() for f in files]
             self._tables[family] = pd.concat(parts, ignore_index=True)
+            self._task_rows[family] = self._tables[family].groupby("task", sort=False).indices
         return self._tables[family]
 
     def load_task(self, name: str) -> Task:
@@ -119,7 +121,7 @@ class BenchmarkData:
             column = parent.metadata.label_names.index(meta.label_names[1])
             return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
         table = self.table(meta.family)
-        rows = table[table["task"] == meta.name]
+        rows = table.iloc[self._task_rows[meta.family].get(meta.name, [])]
         pairs = len(meta.entity_types) == 2
         entities = rows[["entity", "entity_2"]].to_numpy(dtype=object) if pairs else rows["entity"].to_numpy(
             dtype=object)
@@ -170,13 +172,22 @@ def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
     """Decode the long layout's `labels`/`value` columns into the task's label array."""
     if meta.type == "regression":
         return rows["value"].to_numpy(dtype=np.float64)
-    index = {name: i for i, name in enumerate(meta.label_names)}
-    if meta.type == "multi-label":
-        matrix = np.zeros((len(rows), len(index)), dtype=np.uint8)
-        for row, labels in enumerate(rows["labels"]):
-            matrix[row, [index[x] for x in labels]] = 1
-        return matrix
-    return np.fromiter((index[labels[0]] for labels in rows["labels"]), dtype=np.int64, count=len(rows))
+    lists = rows["labels"].to_numpy()
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    if meta.type != "multi-label" and (lengths != 1).any():
+        raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
+                                f"{sorted(set(lengths[lengths != 1].tolist()))} labels; rebuild the data.")
+    flat = np.concatenate(lists) if len(lists) else np.zeros(0, dtype=object)
+    codes = pd.Categorical(flat, categories=list(meta.label_names)).codes.astype(np.int64)
+    if (codes < 0).any():
+        unknown = sorted(set(flat[codes < 0].astype(str)))
+        raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
+                                f"{list(meta.label_names)[:5]}; rebuild the data.")
+    if meta.type != "multi-label":
+        return codes
+    matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
+    matrix[np.repeat(np.arange(len(rows)), lengths), codes] = 1
+    return matrix
 
 
 def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:

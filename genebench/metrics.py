@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.stats import rankdata, spearmanr
-from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 BINARY_TYPES = ("binary", "derived binary", "gene-pair binary")
 CLASSIFICATION_TYPES = (*BINARY_TYPES, "categorical", "multi-label")
@@ -108,15 +108,24 @@ def auc_per_gene(y_true: np.ndarray, y_score: np.ndarray, groups: np.ndarray) ->
         >>> auc_per_gene(np.array([0, 1, 0, 1, 1]), np.array([.1, .9, .8, .2, .5]), np.array(list("aabbc")))
         0.5
     """
-    groups = np.asarray(groups)
-    order = np.argsort(groups, kind="stable")
-    keys, starts = np.unique(groups[order], return_index=True)
-    values = []
-    for rows in np.split(order, starts[1:]):
-        auc = _column_auc(np.asarray(y_true)[rows, None], np.asarray(y_score)[rows, None])[0][0]
-        if not np.isnan(auc):
-            values.append(auc)
-    return float(np.mean(values)) if values else float("nan")
+    codes, _ = pd.factorize(np.asarray(groups), sort=True)
+    y_true, y_score = np.asarray(y_true, dtype=bool), np.asarray(y_score, dtype=np.float64)
+    order = np.lexsort((y_score, codes))  # by gene, then score: every gene's rows ranked in one pass
+    gene, score, positive = codes[order], y_score[order], y_true[order]
+    n_genes = int(codes.max()) + 1 if len(codes) else 0
+    sizes = np.bincount(gene, minlength=n_genes)
+    rank = np.arange(len(gene)) - np.repeat(np.cumsum(sizes) - sizes, sizes) + 1.0  # 1-based, within gene
+    new_value = np.r_[True, (gene[1:] != gene[:-1]) | (score[1:] != score[:-1])]
+    tie = np.cumsum(new_value) - 1
+    first, last = rank[new_value], np.r_[rank[np.flatnonzero(new_value)[1:] - 1], rank[-1:]]
+    mid_rank = (first + last)[tie] / 2  # tied scores share their mean rank
+    positives = np.bincount(gene, weights=positive, minlength=n_genes)
+    negatives = sizes - positives
+    rank_sum = np.bincount(gene, weights=np.where(positive, mid_rank, 0.0), minlength=n_genes)
+    defined = (positives > 0) & (negatives > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        auc = (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+    return float(np.mean(auc[defined])) if defined.any() else float("nan")
 
 
 def hard_predictions(y_score: np.ndarray, *, task_type: str) -> np.ndarray:
@@ -128,11 +137,36 @@ def hard_predictions(y_score: np.ndarray, *, task_type: str) -> np.ndarray:
     return (y_score >= 0.5).astype(np.int64)
 
 
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator as float64, 0 where the denominator is 0 (scikit-learn's zero_division=0)."""
+    denominator = np.asarray(denominator, dtype=np.float64)
+    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
+
+
 def label_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
-    """Weighted F1, precision and recall, and accuracy, from hard predictions (multi-hot for multi-label)."""
-    precision, recall, f1, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted", zero_division=0)
-    return {"f1_weighted": float(f1), "precision_weighted": float(precision), "recall_weighted": float(recall),
-            "accuracy": float(accuracy_score(y_true, y_pred))}
+    """Weighted F1, precision and recall, and accuracy, from hard predictions (multi-hot for multi-label).
+
+    The same values as scikit-learn's `precision_recall_fscore_support(average="weighted", zero_division=0)`
+    and `accuracy_score` (exact match for multi-label), counted from one confusion matrix.
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.ndim == 2 and y_true.shape[1] == 1:  # a column vector is one binary label, as in scikit-learn
+        y_true, y_pred = y_true[:, 0], np.asarray(y_pred).reshape(len(y_pred), -1)[:, 0]
+    if y_true.ndim == 2:
+        truth, guess = y_true.astype(bool), y_pred.astype(bool)
+        tp, predicted, support = (truth & guess).sum(axis=0), guess.sum(axis=0), truth.sum(axis=0)
+        accuracy = float(np.mean((truth == guess).all(axis=1)))
+    else:
+        labels = np.union1d(y_true, y_pred)
+        pairs = np.searchsorted(labels, y_true) * len(labels) + np.searchsorted(labels, y_pred)
+        confusion = np.bincount(pairs, minlength=len(labels) ** 2).reshape(len(labels), len(labels))
+        tp, predicted, support = np.diag(confusion), confusion.sum(axis=0), confusion.sum(axis=1)
+        accuracy = float(np.mean(y_true == y_pred))
+    weights = support if support.sum() else None  # no positives at all: plain mean, as scikit-learn does
+    scores = {"f1": _ratio(2.0 * tp, support + predicted), "precision": _ratio(tp, predicted),
+              "recall": _ratio(tp, support)}
+    return {**{f"{name}_weighted": float(np.average(values, weights=weights)) for name, values in scores.items()},
+            "accuracy": accuracy}
 
 
 def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str,

@@ -3,8 +3,10 @@
 The cache is one plain parquet file in `GeneEmbeddings`' format, at
 `<cache_dir>/embeddings/<org__model>/<input>-<key>.parquet`, so a user can share it or load it with
 `PrecomputedAdapter`. Genes are encoded in chunks and the file is rewritten atomically after each, so an
-interrupted run resumes from what is cached. Genes an adapter could not encode are cached as missing too.
-A corrupt or foreign file is reported with a warning and rebuilt.
+interrupted run resumes from what is cached. An adapter with an `encoding_order(symbols)` method has its genes
+encoded in that order (descriptions: longest first, so the batches of every chunk pad little). Genes an
+adapter could not encode are cached as missing too. A corrupt or foreign file is reported with a warning and
+rebuilt.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class CachedEncoder:
             model = stored.model
         settled = set(rows) | {s for genes in missing.values() for s in genes}
         todo = [s for s in distinct if s not in settled]
+        if hasattr(self.encoder, "encoding_order"):
+            todo = self.encoder.encoding_order(todo)
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
         overall = tqdm(total=len(todo), unit="gene", desc=f"encoding with {self.meta.model_id}", disable=None)

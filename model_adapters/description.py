@@ -56,7 +56,7 @@ class DescriptionAdapter:
         trust_remote_code: bool = False,
         device: str | None = None,
         dtype: str = "auto",
-        batch_size: int = 64,
+        batch_size: int = 32,
         ncbi_client: NCBIClient | None = None,
     ) -> None:
         self.model = model
@@ -91,6 +91,10 @@ class DescriptionAdapter:
             source_version=self.source.version,
             settings={"source": self.source.source, "dtype": dtype_name(self._encoder.torch_dtype)},
         )
+
+    def encoding_order(self, symbols: Sequence[str]) -> list[str]:
+        """Longest description first: `CachedEncoder` encodes in this order, so each chunk's batches pad little."""
+        return self.source.by_length(symbols)
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """Vectors for genes with a description; unknown and undescribed genes are reported missing."""

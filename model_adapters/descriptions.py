@@ -126,6 +126,14 @@ class DescriptionSource:
         logger.info("descriptions (%s): %d full, %d partial, %d none", self.source, *out.counts().values())
         return out
 
+    def by_length(self, symbols: Sequence[str]) -> list[str]:
+        """`symbols`, longest text first (stable); the live NCBI source keeps their order (fetched as needed)."""
+        if self.source == "ncbi":
+            return list(symbols)
+        names = dict(zip(self.hgnc["symbol"], self.hgnc["name"]))
+        extra = self._extra_texts(symbols)
+        return sorted(symbols, key=lambda symbol: -len(extra.get(symbol) or names.get(symbol, "")))
+
     def _require_path(self) -> Path:
         if self.path is None or not self.path.exists():
             raise MissingSourceError(

@@ -437,7 +437,7 @@ class SentenceEncoder(_Runtime):
     trust_remote_code: bool = False
     device: str | None = None
     dtype: str = "auto"
-    batch_size: int = 64
+    batch_size: int = 32
     notes: dict[str, Any] = field(default_factory=dict)
 
     @cached_property

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
-from sklearn.metrics import f1_score, mean_squared_error, precision_score, r2_score, recall_score, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    f1_score,
+    mean_squared_error,
+    precision_score,
+    r2_score,
+    recall_score,
+    roc_auc_score,
+)
 
 from genebench import metrics
 
@@ -63,14 +71,26 @@ def test_auc_per_gene_by_hand():
     assert metrics.auc_per_gene(y, score, genes) == 0.5
 
 
-def test_label_scores_match_sklearn(rng):
-    y = rng.integers(0, 3, 120)
-    pred = np.where(rng.random(120) < 0.6, y, rng.integers(0, 3, 120))
+def test_auc_per_gene_matches_sklearn_per_gene_with_ties(rng):
+    genes = rng.choice([f"G{i}" for i in range(40)], 3000)
+    y = rng.integers(0, 2, 3000)
+    y[genes == "G7"] = 1  # a one-class gene is skipped
+    score = np.round(rng.random(3000), 2)  # many ties
+    expected = [roc_auc_score(y[genes == g], score[genes == g]) for g in sorted(set(genes)) if g != "G7"]
+    assert metrics.auc_per_gene(y, score, genes) == pytest.approx(np.mean(expected), abs=1e-12)
+
+
+@pytest.mark.parametrize("shape", ["binary", "categorical", "multi-label", "one column", "no positives"])
+def test_label_scores_match_sklearn(rng, shape):
+    size = {"binary": (120,), "categorical": (120,), "multi-label": (120, 5), "one column": (120, 1),
+            "no positives": (120, 4)}[shape]
+    y = rng.integers(0, 3 if shape == "categorical" else 2, size) * (shape != "no positives")
+    pred = np.where(rng.random(size) < 0.6, y, rng.integers(0, 3 if shape == "categorical" else 2, size))
     scores = metrics.label_scores(y, pred)
-    assert scores["f1_weighted"] == pytest.approx(f1_score(y, pred, average="weighted"))
-    assert scores["precision_weighted"] == pytest.approx(precision_score(y, pred, average="weighted"))
-    assert scores["recall_weighted"] == pytest.approx(recall_score(y, pred, average="weighted"))
-    assert scores["accuracy"] == pytest.approx(np.mean(y == pred))
+    sklearn = {"f1_weighted": f1_score, "precision_weighted": precision_score, "recall_weighted": recall_score}
+    for name, score in sklearn.items():
+        assert scores[name] == pytest.approx(score(y, pred, average="weighted", zero_division=0), abs=1e-15), name
+    assert scores["accuracy"] == accuracy_score(y, pred)
 
 
 def test_classification_scores_threshold_and_argmax():

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from genebench.tasks.metadata import TaskMetadata
 
@@ -50,7 +51,7 @@ class Task:
         """Every distinct gene symbol the task needs a vector for, sorted."""
         columns = [i for i, kind in enumerate(self.metadata.entity_types) if kind == "gene"]
         entities = self.entities if self.entities.ndim == 2 else self.entities[:, None]
-        return np.unique(entities[:, columns])
+        return np.sort(pd.unique(entities[:, columns].ravel()))
 
     def __repr__(self) -> str:
         return f"Task({self.name!r}, type={self.metadata.type!r}, n={len(self.folds)})"

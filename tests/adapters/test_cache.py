@@ -83,3 +83,18 @@ def test_cached_protein_encoding_in_chunks_adds_up_counts(api, esm_protein_dir, 
     np.testing.assert_allclose(cached.vectors, whole.vectors, atol=1e-5)
     assert cached.model["settings"]["n_extra_chunks"] == whole.model["settings"]["n_extra_chunks"]
     assert cached.missing == {"no_sequence": ["HLA-A"]}
+
+
+def test_descriptions_are_encoded_longest_first_so_chunks_batch_similar_lengths(bert_dir, hgnc, tmp_path):
+    from model_adapters.description import DescriptionAdapter
+
+    adapter = DescriptionAdapter(str(bert_dir), hgnc=hgnc, source="hgnc", dtype="float32")
+    genes = ["TP53", "EGFR", "HLA-A", "A4GALT"]
+    names = dict(zip(hgnc["symbol"], hgnc["name"]))
+    longest_first = sorted(genes, key=lambda g: -len(names[g]))
+    assert adapter.encoding_order(genes) == longest_first != genes
+    cached = CachedEncoder(adapter, cache_dir=tmp_path, chunk_size=2)
+    result = cached.encode(genes)
+    assert cached.load().symbols.tolist() == longest_first  # the order chunks were encoded and saved in
+    assert result.symbols.tolist() == genes  # returned in the order asked for
+    np.testing.assert_allclose(result.vectors, adapter.encode(genes).vectors, atol=1e-5)
