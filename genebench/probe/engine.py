@@ -37,6 +37,7 @@ import pandas as pd
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.metrics import classification_scores, regression_scores
+from genebench.probe.design import PairDesign
 from genebench.probe.settings import ProbeSettings
 from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
@@ -162,20 +163,18 @@ class _Features:
             check_dims({t.name: t.embeddings.dim for t in used}, mode="mean")
         self._parts = [(t, rows[self.rows, j]) for j, t in enumerate(used)]
 
-    def matrix(self) -> tuple[np.ndarray, Basis]:
-        """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis."""
+    def matrix(self) -> tuple[np.ndarray | PairDesign, Basis | None]:
+        """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis.
+
+        Pair rows stay a `PairDesign` over the two tables; the solvers never build their dense matrix.
+        """
         (first, rows), *rest = self._parts
         if self.mode == "single":
             return first.embeddings.vectors[rows], first.basis
         second, second_rows = rest[0]
-        if self.mode == "concat":  # gathered straight into place: pair tasks have up to ~10^6 rows
-            X = np.empty((len(rows), first.embeddings.dim + second.embeddings.dim), dtype=np.float32)
-            np.take(first.embeddings.vectors, rows, axis=0, out=X[:, :first.embeddings.dim], mode="clip")
-            np.take(second.embeddings.vectors, second_rows, axis=0, out=X[:, first.embeddings.dim:], mode="clip")
+        X = PairDesign((first.embeddings.vectors, second.embeddings.vectors), (rows, second_rows), self.mode)
+        if self.mode == "concat":
             return X, first.basis.concat(second.basis)
-        X = first.embeddings.vectors[rows]
-        X += second.embeddings.vectors[second_rows]
-        X *= np.float32(0.5)
         return X, first.basis if first is second else None
 
 
@@ -229,7 +228,7 @@ class _Engine:
         result.seconds = time.perf_counter() - start
         return result, held_out, features
 
-    def _fit(self, task: Task, X: np.ndarray, labels: np.ndarray, folds: np.ndarray,
+    def _fit(self, task: Task, X: np.ndarray | PairDesign, labels: np.ndarray, folds: np.ndarray,
              basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
         kind, s = task.metadata.type, self.settings
         if kind == "regression":

@@ -8,6 +8,9 @@ searches, histories and stopping, preconditioned by the Böhning curvature bound
 eigenbasis of the feature correlation. The objective and stopping rule are scikit-learn's lbfgs ones,
 so the optimum is the same; only the path to it differs.
 
+A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding
+tables without building the (pairs x features) matrix; statistics over its rows are taken a block at a time.
+
 Arrays are written against the array API (numpy on the CPU, torch when a device is given), so one code
 path serves both. All reductions have a fixed order, so a run repeats bit for bit on the same machine.
 """
@@ -21,10 +24,13 @@ import numpy as np
 import scipy.linalg
 from sklearn.externals import array_api_compat
 
+from genebench.probe.design import PairDesign
+
 _ARMIJO = 1e-4
 _MAX_BACKTRACK = 30
 _BASIS_ROWS = 4096
 _BASIS_RANK = 256
+_BLOCK_ROWS = 65536
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,13 @@ class Basis:
     tail: float = 0.0
 
     @classmethod
-    def from_features(cls, X: np.ndarray, *, max_rows: int = _BASIS_ROWS, rank: int = _BASIS_RANK) -> Basis:
+    def from_features(cls, X: np.ndarray | PairDesign, *, max_rows: int = _BASIS_ROWS,
+                      rank: int = _BASIS_RANK) -> Basis:
         """The top-`rank` eigenpairs of `X`'s correlation, from at most `max_rows` evenly strided rows.
 
         The remaining directions share one eigenvalue, `tail` (their mean), so the trace is kept.
         """
-        step = max(1, -(-len(X) // max_rows))
+        step = max(1, -(-X.shape[0] // max_rows))
         rows = np.asarray(X[::step], dtype=np.float64)
         scale = rows.std(axis=0)
         rows = (rows - rows.mean(axis=0)) / np.where(scale > 1e-12, scale, 1.0)
@@ -94,25 +101,39 @@ def fold_masks(folds: np.ndarray) -> np.ndarray:
     return folds[:, None] != np.arange(int(folds.max()) + 1)[None, :]
 
 
-def fold_stats(X: np.ndarray, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _row_blocks(X: np.ndarray | PairDesign):
+    """(rows, dense rows) pieces of `X`: an array whole, a `PairDesign` `_BLOCK_ROWS` rows at a time."""
+    if not isinstance(X, PairDesign):
+        yield slice(None), X
+        return
+    for start in range(0, X.shape[0], _BLOCK_ROWS):
+        rows = slice(start, start + _BLOCK_ROWS)
+        yield rows, X[rows]
+
+
+def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-split mean and scale of the training rows, shape (n_splits, n_features) each.
 
     Computed on globally centred float32 features with one matrix product per moment. A feature constant on
     a split's training rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing.
     """
     weights = train.astype(X.dtype)
-    centre = X.mean(axis=0, dtype=np.float64)
-    centred = X - centre.astype(X.dtype)
+    centre = sum(block.sum(axis=0, dtype=np.float64) for _, block in _row_blocks(X)) / X.shape[0]
     counts = train.sum(axis=0)[:, None].astype(np.float64)
-    shift = (weights.T @ centred).astype(np.float64) / counts
-    squares = (weights.T @ (centred * centred)).astype(np.float64) / counts
+    shift = np.zeros((train.shape[1], X.shape[1]))
+    squares = np.zeros((train.shape[1], X.shape[1]))
+    for rows, block in _row_blocks(X):
+        centred = block - centre.astype(X.dtype)
+        shift += (weights[rows].T @ centred).astype(np.float64)
+        squares += (weights[rows].T @ (centred * centred)).astype(np.float64)
+    shift, squares = shift / counts, squares / counts
     variance = np.maximum(squares - shift**2, 0.0)
     constant = variance <= 1000 * np.finfo(X.dtype).eps * squares
     return shift + centre, np.where(constant, 1.0, np.sqrt(variance))
 
 
-def fit_logistic(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float, tol: float,
-                 max_iter: int, memory: int = 10, basis: Basis | None = None, device: str | None = None,
+def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float,
+                 tol: float, max_iter: int, memory: int = 10, basis: Basis | None = None, device: str | None = None,
                  ) -> LogisticFit:
     """Fit L2 logistic probes for every split and label column at once; return held-out probabilities.
 
@@ -121,7 +142,7 @@ def fit_logistic(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, *, multinomial
     the objective of scikit-learn's `LogisticRegression(C=C)`, until every gradient entry is <= `tol`.
 
     Args:
-        X: shape (n_rows, n_features), raw features (standardised here, per split).
+        X: shape (n_rows, n_features), raw features (standardised here, per split), or a `PairDesign`.
         Y: shape (n_rows, n_columns) of 0/1 targets (independent binary problems), or (n_rows,) class
             indices in [0, n_classes) when `multinomial` (one softmax problem per split).
         folds: shape (n_rows,), held-out split of each row; -1 = always trained on.
@@ -143,7 +164,8 @@ def fit_logistic(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, *, multinomial
         >>> bool(fit.proba[3, 0] > 0.5 > fit.proba[0, 0])
         True
     """
-    X = np.ascontiguousarray(X, dtype=np.float32)
+    if device is not None or not isinstance(X, PairDesign):  # torch runs on a dense matrix
+        X = np.ascontiguousarray(X, dtype=np.float32)
     train = fold_masks(folds)
     if multinomial:
         classes = np.asarray(Y, dtype=np.int64)
@@ -155,7 +177,7 @@ def fit_logistic(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, *, multinomial
     problem = _Problem(X, Y, train, mean, scale, basis, multinomial=multinomial, C=C, device=device)
     params, n_iter, converged = problem.minimise(tol=tol, max_iter=max_iter, memory=memory)
     proba = problem.to_numpy(problem.probabilities(problem.logits(params)))
-    held_out = np.full((len(X), Y.shape[1]), np.nan, dtype=np.float32)
+    held_out = np.full((X.shape[0], Y.shape[1]), np.nan, dtype=np.float32)
     rows = np.flatnonzero(np.asarray(folds) >= 0)
     held_out[rows] = proba[rows, np.asarray(folds)[rows]]
     return LogisticFit(proba=held_out, n_iter=problem.to_numpy(n_iter), converged=problem.to_numpy(converged))
@@ -164,10 +186,10 @@ def fit_logistic(X: np.ndarray, Y: np.ndarray, folds: np.ndarray, *, multinomial
 class _Problem:
     """Every split's problem as one set of arrays, and the lockstep L-BFGS that solves them."""
 
-    def __init__(self, X: np.ndarray, Y: np.ndarray, train: np.ndarray, mean: np.ndarray, scale: np.ndarray,
-                 basis: Basis, *, multinomial: bool, C: float, device: str | None) -> None:
+    def __init__(self, X: np.ndarray | PairDesign, Y: np.ndarray, train: np.ndarray, mean: np.ndarray,
+                 scale: np.ndarray, basis: Basis, *, multinomial: bool, C: float, device: str | None) -> None:
         if device is None:
-            self.xp = array_api_compat.array_namespace(X)
+            self.xp = array_api_compat.array_namespace(Y)
             put: Any = self.xp.asarray
         else:
             import torch
@@ -176,7 +198,7 @@ class _Problem:
             put = lambda a: torch.asarray(a, device=device)  # noqa: E731
         xp = self.xp
         self.multinomial = multinomial
-        self.X, self.Y = put(X), put(Y)
+        self.X, self.Y = X if isinstance(X, PairDesign) else put(X), put(Y)
         self.mask = put(train.astype(np.float32))[:, :, None]
         self.n_train = put(train.sum(axis=0).astype(np.float64))[:, None]  # (F, 1)
         self.mean, self.scale = put(mean.T.copy())[:, :, None], put(scale.T.copy())[:, :, None]  # (d, F, 1)
@@ -204,7 +226,7 @@ class _Problem:
         share = xp.sum(self.Y[:, None, :] * self.mask, axis=0, dtype=xp.float64) / self.n_train
         share = xp.clip(share, 1e-6, 1 - 1e-6)
         intercept = xp.log(share) if self.multinomial else xp.log(share) - xp.log1p(-share)
-        params = xp.zeros((self.d + 1, self.F, self.M), dtype=xp.float64, device=array_api_compat.device(self.X))
+        params = xp.zeros((self.d + 1, self.F, self.M), dtype=xp.float64, device=array_api_compat.device(self.Y))
         params[self.d] = intercept
         return params
 

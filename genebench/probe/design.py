@@ -1,0 +1,87 @@
+"""Pair features without the (pairs x features) matrix: products go through the two embedding tables.
+
+A gene-pair task has up to ~10^6 rows built from a table of ~2 x 10^4 genes; its feature matrix would take
+gigabytes for large embeddings, and every solver step would stream it from memory. `PairDesign` multiplies
+through the tables instead: ``X @ W`` is a small table product gathered by row, and ``X.T @ R`` sums ``R``'s
+rows per table row with a sparse selection matrix first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse
+from scipy.sparse.linalg import LinearOperator
+
+
+class PairDesign(LinearOperator):
+    """Rows ``[A[a_i] | B[b_i]]`` ("concat") or ``(A[a_i] + B[b_i]) / 2`` ("mean"), as a linear operator.
+
+    Supports ``X @ W``, ``X.T @ R``, ``X.shape``, dense row blocks ``X[rows]`` and ``np.asarray(X)``.
+
+    Args:
+        tables: the two embedding tables (the same array for gene-gene pairs), float32.
+        rows: the table row of each pair's first and second member.
+        mode: "concat" or "mean" (the tables must then have one width).
+
+    Examples:
+        >>> table = np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float32)
+        >>> X = PairDesign((table, table), (np.array([0, 1]), np.array([1, 1])), "mean")
+        >>> X[:].tolist(), (X @ np.ones((2, 1), np.float32)).ravel().tolist()
+        ([[0.5, 1.0], [0.0, 2.0]], [1.5, 2.0])
+    """
+
+    def __init__(self, tables: tuple[np.ndarray, np.ndarray], rows: tuple[np.ndarray, np.ndarray],
+                 mode: Literal["concat", "mean"]) -> None:
+        first, second = (np.ascontiguousarray(t, dtype=np.float32) for t in tables)
+        if mode == "mean" and first.shape[1] != second.shape[1]:
+            raise ValueError(f"PairDesign: 'mean' needs tables of one width, found {first.shape[1]} and "
+                             f"{second.shape[1]}; use mode='concat'.")
+        self.tables, self.rows, self.mode = (first, second), tuple(np.asarray(r) for r in rows), mode
+        n = len(self.rows[0])
+        width = first.shape[1] + second.shape[1] if mode == "concat" else first.shape[1]
+        super().__init__(dtype=np.dtype(np.float32), shape=(n, width))
+        # selections[j] @ R sums R's rows into the table rows they were gathered from
+        self._selections = [scipy.sparse.csr_array((np.ones(n, np.float32), (r, np.arange(n))), shape=(len(t), n))
+                            for t, r in zip(self.tables, self.rows)]
+        self._same_table = tables[0] is tables[1]
+
+    def _products(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each table times its block of `W`."""
+        first, second = self.tables
+        if self.mode == "concat":
+            return first @ W[: first.shape[1]], second @ W[first.shape[1]:]
+        product = first @ W
+        return product, product if self._same_table else second @ W
+
+    def _matmat(self, W: np.ndarray) -> np.ndarray:
+        first, second = self._products(np.asarray(W, dtype=np.float32))
+        out = first[self.rows[0]]
+        out += second[self.rows[1]]
+        if self.mode == "mean":
+            out *= np.float32(0.5)
+        return out
+
+    def _rmatmat(self, R: np.ndarray) -> np.ndarray:
+        R = np.asarray(R, dtype=np.float32)
+        (first, second), (select_first, select_second) = self.tables, self._selections
+        if self.mode == "concat":
+            return np.vstack([first.T @ (select_first @ R), second.T @ (select_second @ R)])
+        if self._same_table:
+            return (first.T @ ((select_first + select_second) @ R)) * np.float32(0.5)
+        return (first.T @ (select_first @ R) + second.T @ (select_second @ R)) * np.float32(0.5)
+
+    def __getitem__(self, rows: Any) -> np.ndarray:
+        """Dense feature rows: a slice or an index array of pairs."""
+        (first, second), (a, b) = self.tables, (self.rows[0][rows], self.rows[1][rows])
+        if self.mode == "concat":
+            return np.hstack([first[a], second[b]])
+        out = first[a]
+        out += second[b]
+        out *= np.float32(0.5)
+        return out
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        dense = self[:]
+        return dense if dtype is None else dense.astype(dtype, copy=False)
