@@ -57,11 +57,14 @@ def _column_auc(y_true: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np
     y_true = np.asarray(y_true, dtype=bool)
     ranks = rankdata(np.asarray(y_score, dtype=np.float64), axis=0)
     positives = y_true.sum(axis=0)
-    negatives = len(y_true) - positives
-    rank_sum = np.where(y_true, ranks, 0.0).sum(axis=0)
+    return _auc_from_ranks(np.where(y_true, ranks, 0.0).sum(axis=0), positives, len(y_true) - positives), positives
+
+
+def _auc_from_ranks(rank_sum: np.ndarray, positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
+    """Mann-Whitney AUC from the positives' (mid-)rank sum; NaN where a group has a single class."""
     with np.errstate(divide="ignore", invalid="ignore"):
         auc = (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
-    return np.where((positives > 0) & (negatives > 0), auc, np.nan), positives
+    return np.where((positives > 0) & (negatives > 0), auc, np.nan)
 
 
 def roc_auc(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str) -> float:
@@ -120,11 +123,9 @@ def auc_per_gene(y_true: np.ndarray, y_score: np.ndarray, groups: np.ndarray) ->
     first, last = rank[new_value], np.r_[rank[np.flatnonzero(new_value)[1:] - 1], rank[-1:]]
     mid_rank = (first + last)[tie] / 2  # tied scores share their mean rank
     positives = np.bincount(gene, weights=positive, minlength=n_genes)
-    negatives = sizes - positives
     rank_sum = np.bincount(gene, weights=np.where(positive, mid_rank, 0.0), minlength=n_genes)
-    defined = (positives > 0) & (negatives > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        auc = (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+    auc = _auc_from_ranks(rank_sum, positives, sizes - positives)
+    defined = ~np.isnan(auc)
     return float(np.mean(auc[defined])) if defined.any() else float("nan")
 
 

@@ -166,7 +166,8 @@ class _Features:
     def matrix(self) -> tuple[np.ndarray | PairDesign, Basis | None]:
         """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis.
 
-        Pair rows stay a `PairDesign` over the two tables; the solvers never build their dense matrix.
+        Pair rows stay a `PairDesign` over the two tables: the logistic solver never builds their dense matrix
+        (the closed-form ridge of regression tasks does).
         """
         (first, rows), *rest = self._parts
         if self.mode == "single":

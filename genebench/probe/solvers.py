@@ -294,7 +294,8 @@ class _Problem:
         grad = self.gradient(params, residual)
         shape = value.shape
         n_iter = xp.zeros(shape, dtype=xp.int64, device=array_api_compat.device(params))
-        done = self.group(xp.max(xp.abs(grad), axis=0)) <= tol
+        converged = self.group(xp.max(xp.abs(grad), axis=0)) <= tol
+        done = converged
         stalled = xp.zeros(shape, dtype=xp.bool, device=array_api_compat.device(params))
         steps: list[tuple[Any, Any, Any]] = []
         gamma = xp.ones(shape, dtype=xp.float64, device=array_api_compat.device(params))
@@ -330,8 +331,8 @@ class _Problem:
             steps = [*steps, (s, y, rho)][-memory:]
             n_iter = n_iter + xp.astype(~done, xp.int64)
             params, value, grad = candidate, xp.where(done, value, new_value), new_grad
-            done = done | stalled | (self.group(xp.max(xp.abs(grad), axis=0)) <= tol)
-        converged = self.group(xp.max(xp.abs(grad), axis=0)) <= tol
+            converged = self.group(xp.max(xp.abs(grad), axis=0)) <= tol
+            done = done | stalled | converged
         return params, n_iter, converged
 
     def _two_loop(self, grad: Any, steps: list[tuple[Any, Any, Any]], gamma: Any) -> Any:
@@ -375,9 +376,10 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float) 
         test = ~train[:, k]
         n_k = int(train[:, k].sum())
         y_mean = float(y[train[:, k]].mean())
-        cov = gram - X[test].T @ X[test] - n_k * np.outer(mean[k], mean[k])
-        xy = cross - X[test].T @ y[test] - n_k * mean[k] * y_mean
+        held_out = X[test]
+        cov = gram - held_out.T @ held_out - n_k * np.outer(mean[k], mean[k])
+        xy = cross - held_out.T @ y[test] - n_k * mean[k] * y_mean
         lhs = cov / np.outer(scale[k], scale[k]) + alpha * np.eye(X.shape[1])
         coef = np.linalg.solve(lhs, xy / scale[k])
-        predictions[test] = ((X[test] - mean[k]) / scale[k]) @ coef + y_mean
+        predictions[test] = ((held_out - mean[k]) / scale[k]) @ coef + y_mean
     return predictions
