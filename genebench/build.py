@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 
 from dataset_builders import FAMILIES, get_builder_class
 from genebench import __version__
+from genebench.atomic import write_atomic
 from genebench.card import write_card
 from genebench.constants import DEFAULT_SEED, N_FOLDS, downloads_dir
 from genebench.data import MANIFEST, BenchmarkData, file_sha256, metadata_table
@@ -159,7 +160,7 @@ def _commit_manifest(out: Path, manifest: dict[str, Any]) -> None:
     ).hexdigest()[:16]
     manifest["genebench_version"] = __version__
     write_card(out, manifest)
-    _atomic_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
+    write_atomic(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
 
 
 def _swap(staging: Path, target: Path) -> None:
@@ -176,12 +177,6 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
-    os.replace(tmp, path)
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
     os.replace(tmp, path)
 
 

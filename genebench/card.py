@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import yaml
 
+from genebench.atomic import write_atomic
 from genebench.tasks.metadata import CATEGORIES
 
 _SUMMARY = """\
@@ -83,9 +83,7 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
         "Each family keeps its source's licence (table above). Cite the sources you use.", "",
         "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
     ])
-    tmp = out / ".README.md.tmp"
-    tmp.write_text(text)
-    os.replace(tmp, out / "README.md")
+    write_atomic(out / "README.md", text)
 
 
 def _task_table(out: Path, families: dict[str, Any]) -> pd.DataFrame:

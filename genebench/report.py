@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from genebench.atomic import write_atomic
 from genebench.errors import ResultsError
 from genebench.results import summary_table
 from genebench.tasks.metadata import CATEGORIES
@@ -143,8 +144,8 @@ def write_report(results: pd.DataFrame, out: str | Path) -> list[Path]:
     written = []
     for name, table in tables.items():
         for suffix, text in ((".md", table.to_markdown(index=False)), (".csv", table.to_csv(index=False))):
-            written.append(_write_text(out / f"{name}{suffix}", text))
-    written.append(_write_text(out / "report.html", _html(tables)))
+            written.append(write_atomic(out / f"{name}{suffix}", text))
+    written.append(write_atomic(out / "report.html", _html(tables)))
     written += plot_heatmap(results, out / "heatmap")
     written += plot_categories(results, out / "categories")
     return written
@@ -157,13 +158,6 @@ def _html(tables: dict[str, pd.DataFrame]) -> str:
             "margin:2em}table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;"
             "text-align:left}</style><h1>genebench report</h1><img src='heatmap.svg' alt='heatmap of mean AUC by "
             f"category'><img src='categories.svg' alt='mean AUC by category'>{sections}")
-
-
-def _write_text(path: Path, text: str) -> Path:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-    return path
 
 
 @dataclass

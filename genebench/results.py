@@ -9,9 +9,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import logging
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from genebench.atomic import write_atomic
 from genebench.errors import ResultsError
 from genebench.tasks.metadata import TaskMetadata
 
@@ -132,18 +131,6 @@ def result_path(out_dir: str | Path, model: ModelInfo, task_name: str) -> Path:
     return Path(out_dir) / model_dir_name(model.id) / model.revision / task_file_name(task_name)
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_result(result: TaskResult, out_dir: str | Path) -> Path:
     """Write one result (and its model's `model_meta.json`) atomically; return the result's path.
 
@@ -158,8 +145,8 @@ def write_result(result: TaskResult, out_dir: str | Path) -> Path:
     if result.model.revision == "unknown":
         logger.warning("model '%s' has no revision; its results cannot be told apart from a later one's",
                        result.model.id)
-    _write_atomic(path.parent / META_FILE, result.model.model_dump_json(indent=2))
-    _write_atomic(path, result.model_dump_json(indent=2))
+    write_atomic(path.parent / META_FILE, result.model.model_dump_json(indent=2))
+    write_atomic(path, result.model_dump_json(indent=2))
     return path
 
 

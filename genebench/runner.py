@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from genebench.atomic import write_atomic
 from genebench.constants import INPUT_KINDS
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
@@ -200,10 +200,7 @@ def save_run_config(out: Path, config: RunConfig) -> None:
     """Save the run's config as `run_config.yaml` in `out` (atomically); `--config` reads it back to repeat the run."""
     import yaml
 
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / f".{RUN_FILE}.tmp"
-    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    os.replace(tmp, out / RUN_FILE)
+    write_atomic(out / RUN_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
 
 
 def model_results(out: Path, model: ModelInfo) -> pd.DataFrame:

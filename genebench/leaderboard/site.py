@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from genebench.atomic import write_atomic
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
 from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
 
@@ -52,18 +53,6 @@ pinned: false
 Models scored by genebench's linear probes on curated gene properties (ROC AUC, mean ± std over tasks).
 Built with `genebench leaderboard build`; per-model metadata and results are under `models/`.
 """
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def embed_json(value: Any) -> str:
@@ -233,12 +222,12 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     for asset in ("leaderboard.js", "leaderboard.css"):
-        _write_atomic(out / "assets" / asset, (ASSETS_DIR / asset).read_bytes())
+        write_atomic(out / "assets" / asset, (ASSETS_DIR / asset).read_bytes())
     for run in runs:
         folder = out / "models" / run.dir_name / run.model.revision
-        _write_atomic(folder / "model_meta.json", json.dumps(run.meta, indent=2, ensure_ascii=False).encode())
+        write_atomic(folder / "model_meta.json", json.dumps(run.meta, indent=2, ensure_ascii=False).encode())
         results = [result.model_dump(mode="json") for result in run.results]
-        _write_atomic(folder / "results.json", json.dumps(results, indent=1, ensure_ascii=False).encode())
+        write_atomic(folder / "results.json", json.dumps(results, indent=1, ensure_ascii=False).encode())
     shown: list[tuple[str, str]] = []
     frame = score_frame(runs)
     if not frame.empty:
@@ -246,12 +235,12 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         shown.append(("figures/heatmap_categories.png", "Mean ROC AUC over tasks, models \u00d7 categories"))
     for i, figure in enumerate(figures):
         name = check_safe_name(f"{i:02d}_{figure.name}", what="figure file")
-        _write_atomic(out / "figures" / name, figure.read_bytes())
+        write_atomic(out / "figures" / name, figure.read_bytes())
         shown.append((_href("figures", name), figure.stem.replace("_", " ")))
     page = (ASSETS_DIR / "index.html").read_text(encoding="utf-8")
     page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown)))
     index = out / "index.html"
-    _write_atomic(index, page.encode("utf-8"))
-    _write_atomic(out / "README.md", SPACE_README.encode("utf-8"))
+    write_atomic(index, page.encode("utf-8"))
+    write_atomic(out / "README.md", SPACE_README.encode("utf-8"))
     logger.info("Wrote %s: %d model runs, %d tasks, %d figures.", index, len(runs), frame["task"].nunique(), len(shown))
     return index
