@@ -97,18 +97,18 @@ class RunConfig:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-def make_encoder(config: RunConfig, data: BenchmarkData, *, cache: bool = True):
+def make_encoder(config: RunConfig, data: BenchmarkData):
     """The adapter for `config`, wrapped in the embedding cache."""
-    from model_adapters import get_adapter
+    from model_adapters import adapter_settings, get_adapter
     from model_adapters.cache import CachedEncoder
 
     settings = dict(config.adapter)
-    if config.revision and config.input not in ("precomputed", "bag-of-words", "random"):
+    if config.revision and "revision" in adapter_settings(config.input):
         settings["revision"] = config.revision
     if config.input in ("description", "bag-of-words") and settings.get("source", "refseq") == "refseq":
         settings.setdefault("descriptions", str(data.descriptions("refseq")))
     encoder = get_adapter(config.input, config.model, hgnc=data.hgnc(), **settings)
-    return CachedEncoder(encoder) if cache and config.input != "precomputed" else encoder
+    return CachedEncoder(encoder) if config.input != "precomputed" else encoder
 
 
 def task_genes(tasks: list) -> list[str]:

@@ -28,6 +28,35 @@ ADAPTERS: dict[str, str] = {
 }
 
 
+def _adapter_class(input_kind: str) -> type:
+    if input_kind not in ADAPTERS:
+        close = difflib.get_close_matches(input_kind, ADAPTERS, n=3)
+        hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
+        raise AdapterError(f"input kind '{input_kind}' is not known.{hint} Valid kinds: {', '.join(ADAPTERS)}; "
+                           "pass --input with one of them.")
+    module_name, class_name = ADAPTERS[input_kind].split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def adapter_settings(input_kind: str) -> list[str]:
+    """The keyword settings an input kind's adapter takes (besides `model` and `hgnc`), following
+    `**settings` up to the base class that receives them.
+
+    Raises:
+        AdapterError: `input_kind` is not one of `ADAPTERS`.
+    """
+    names: list[str] = []
+    for cls in _adapter_class(input_kind).__mro__:
+        if "__init__" not in vars(cls):
+            continue
+        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]  # without self
+        names += [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name not in ("model", "hgnc", *names)]
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return names
+
+
 def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> GeneEncoder:
     """Build the adapter for one input kind; nothing is loaded until its first `encode`.
 
@@ -39,14 +68,8 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
     Raises:
         AdapterError: `input_kind` is not one of `ADAPTERS`, or a setting does not apply to it.
     """
-    if input_kind not in ADAPTERS:
-        close = difflib.get_close_matches(input_kind, ADAPTERS, n=3)
-        hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
-        raise AdapterError(f"input kind '{input_kind}' is not known.{hint} Valid kinds: {', '.join(ADAPTERS)}; "
-                           "pass --input with one of them.")
-    module_name, class_name = ADAPTERS[input_kind].split(":")
-    adapter_class = getattr(importlib.import_module(module_name), class_name)
-    accepted = [name for name in inspect.signature(adapter_class).parameters if name not in ("model", "hgnc")]
+    adapter_class = _adapter_class(input_kind)
+    accepted = adapter_settings(input_kind)
     foreign = sorted(set(settings) - set(accepted) - {"hgnc"})
     if foreign:
         raise AdapterError(f"input kind '{input_kind}' has no setting {', '.join(map(repr, foreign))}; its settings "
@@ -54,4 +77,4 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
     return adapter_class(model, **settings) if model is not None else adapter_class(**settings)
 
 
-__all__ = ["ADAPTERS", "AdapterError", "AdapterMeta", "GeneEncoder", "get_adapter"]
+__all__ = ["ADAPTERS", "AdapterError", "AdapterMeta", "GeneEncoder", "adapter_settings", "get_adapter"]

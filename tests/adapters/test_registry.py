@@ -19,6 +19,17 @@ def test_every_registered_adapter_satisfies_the_protocol_without_loading(kind, h
     assert isinstance(adapter, GeneEncoder)
 
 
+@pytest.mark.parametrize("kind", ["dna", "protein"])
+def test_sequence_adapters_take_the_settings_their_base_class_receives(kind, hgnc):
+    settings = {"revision": "abc123", "device": "cpu", "dtype": "float32", "batch_size": 2, "pooling": "cls",
+                "trust_remote_code": True, "max_length": 64}
+    adapter = get_adapter(kind, "org/model", hgnc=hgnc, **settings)
+    assert (adapter.encoder.revision, adapter.encoder.dtype, adapter.encoder.batch_size, adapter.pooling) == (
+        "abc123", "float32", 2, "cls")
+    with pytest.raises(AdapterError, match=f"input kind '{kind}' has no setting 'vocabulary'; its settings are "):
+        get_adapter(kind, "org/model", hgnc=hgnc, vocabulary="v.json")
+
+
 def test_unknown_input_kind_lists_valid_kinds(hgnc):
     with pytest.raises(AdapterError, match="'protien' is not known. Did you mean: 'protein'.*Valid kinds: token, "):
         get_adapter("protien", "facebook/esm2_t6_8M_UR50D", hgnc=hgnc)
