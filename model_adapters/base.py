@@ -33,8 +33,6 @@ NO_DESCRIPTION = "no_description"
 NO_SEQUENCE = "no_sequence"
 NOT_IN_VOCABULARY = "not_in_vocabulary"
 NOT_IN_TABLE = "not_in_table"
-AMBIGUOUS_SYMBOL = "ambiguous_symbol"
-DUPLICATE_SYMBOL = "duplicate_symbol"
 
 
 class AdapterError(GenebenchError, ValueError):

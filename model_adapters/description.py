@@ -101,18 +101,16 @@ class DescriptionAdapter:
         known, unknown = split_known(symbols, self.hgnc)
         described = self.source.describe(known)
         genes = list(described.texts)
-        texts = [described.texts[s] for s in genes]
-        if isinstance(self._encoder, SentenceEncoder):
-            vectors = self._encoder.encode_texts(texts)
-        else:
-            vectors = self._encoder.encode_texts(texts, pooling=self.pooling)
+        vectors = self._encode_texts([described.texts[s] for s in genes])
         return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none},
                                n_parameters=self._encoder.n_parameters, **described.counts(), **self._encoder.notes)
 
     def encode_entities(self, ids: Sequence[str], texts: Sequence[str]) -> GeneEmbeddings:
         """Vectors for non-gene entities (e.g. diseases) from their texts, with the same encoder as the genes."""
+        return make_embeddings(self.meta, list(ids), self._encode_texts(list(texts)), {})
+
+    def _encode_texts(self, texts: list[str]):
+        """sentence-transformers pool their own way; other encoders use `pooling`."""
         if isinstance(self._encoder, SentenceEncoder):
-            vectors = self._encoder.encode_texts(list(texts))
-        else:
-            vectors = self._encoder.encode_texts(list(texts), pooling=self.pooling)
-        return make_embeddings(self.meta, list(ids), vectors, {})
+            return self._encoder.encode_texts(texts)
+        return self._encoder.encode_texts(texts, pooling=self.pooling)

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 
 import pandas as pd
 
@@ -30,7 +29,6 @@ from model_adapters.clients.ncbi import NCBIClient
 
 logger = logging.getLogger(__name__)
 
-Source = Literal["refseq", "ncbi", "hgnc", "csv"]
 SOURCES: tuple[str, ...] = ("refseq", "ncbi", "hgnc", "csv")
 DEFAULT_REFSEQ = SNAPSHOT_DIR / "descriptions" / "refseq.parquet"
 _RAW_REFSEQ = ("entrez_id", "hgnc_symbol_2024", "summary")
@@ -110,8 +108,7 @@ class DescriptionSource:
 
     def describe(self, symbols: Sequence[str]) -> Descriptions:
         """Texts for `symbols` (current HGNC symbols), with full / partial / none recorded."""
-        names = dict(zip(self.hgnc["symbol"], self.hgnc["name"]))
-        extra = self._extra_texts(symbols)
+        names, extra = self._names, self._extra_texts(symbols)
         out = Descriptions(version=self.version)
         for symbol in dict.fromkeys(symbols):
             name = names.get(symbol, "")
@@ -130,9 +127,18 @@ class DescriptionSource:
         """`symbols`, longest text first (stable); the live NCBI source keeps their order (fetched as needed)."""
         if self.source == "ncbi":
             return list(symbols)
-        names = dict(zip(self.hgnc["symbol"], self.hgnc["name"]))
-        extra = self._extra_texts(symbols)
+        names, extra = self._names, self._extra_texts(symbols)
         return sorted(symbols, key=lambda symbol: -len(extra.get(symbol) or names.get(symbol, "")))
+
+    @cached_property
+    def _names(self) -> dict[str, str]:
+        """HGNC symbol -> approved name."""
+        return dict(zip(self.hgnc["symbol"], self.hgnc["name"]))
+
+    @cached_property
+    def _symbol_by_entrez(self) -> dict[str, str]:
+        """Entrez id -> HGNC symbol, for the genes that have one."""
+        return {e: s for s, e in zip(self.hgnc["symbol"], self.hgnc["entrez_id"]) if e}
 
     def _require_path(self) -> Path:
         if self.path is None or not self.path.exists():
@@ -154,8 +160,7 @@ class DescriptionSource:
         if self.source == "hgnc":
             return {}
         if self.source == "ncbi":
-            by_entrez = {e: s for s, e in zip(self.hgnc["symbol"], self.hgnc["entrez_id"]) if e}
-            wanted = set(symbols)
+            by_entrez, wanted = self._symbol_by_entrez, set(symbols)
             records = self._client().summaries(e for e, s in by_entrez.items() if s in wanted)
             return {by_entrez[e]: r["summary"] for e, r in records.items() if e in by_entrez and r["summary"]}
         return self._file_texts
@@ -180,7 +185,7 @@ class DescriptionSource:
     def _read_refseq(self, path: Path) -> dict[str, str]:
         frame = _read_table(path)
         if set(_RAW_REFSEQ) <= set(frame.columns):
-            by_entrez = {e: s for s, e in zip(self.hgnc["symbol"], self.hgnc["entrez_id"]) if e}
+            by_entrez = self._symbol_by_entrez
             return {by_entrez[str(e)]: str(t) for e, t in zip(frame["entrez_id"], frame["summary"])
                     if str(e) in by_entrez and str(t).strip()}
         if {"symbol", "summary"} <= set(frame.columns):

@@ -240,11 +240,27 @@ def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarr
 
 
 class _Runtime:
-    """Where and in what precision an encoder's torch `model` runs, and how large it is."""
+    """Where an encoder's torch `model` is loaded from, where and in what precision it runs, and its size."""
 
     model: Any
+    model_id: str
+    revision: str | None
+    trust_remote_code: bool
     device: str | None
     dtype: str
+
+    @cached_property
+    def location(self) -> tuple[str, str]:
+        """(path or hub id to load, revision to record)."""
+        return resolve_model(self.model_id, self.revision)
+
+    @cached_property
+    def load_from(self) -> tuple[str, str | None]:
+        """(path or hub id, revision to pass to `from_pretrained`), once remote code is checked (see
+        `check_remote_code`)."""
+        path, revision = self.location
+        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
+        return path, None if Path(path).is_dir() else revision
 
     @cached_property
     def torch_device(self) -> torch.device:
@@ -299,19 +315,12 @@ class HFEncoder(_Runtime):
     notes: dict[str, Any] = field(default_factory=dict)  # what the last call did, for the model settings
 
     @cached_property
-    def location(self) -> tuple[str, str]:
-        """(path or hub id to load, revision to record)."""
-        return resolve_model(self.model_id, self.revision)
-
-    @cached_property
     def tokenizer(self) -> Any:
         """The model's tokenizer, loaded on first use."""
         from transformers import AutoTokenizer
 
-        path, revision = self.location
-        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
-        tokenizer = AutoTokenizer.from_pretrained(path, revision=self._hub_revision,
-                                                  trust_remote_code=self.trust_remote_code)
+        path, revision = self.load_from
+        tokenizer = AutoTokenizer.from_pretrained(path, revision=revision, trust_remote_code=self.trust_remote_code)
         if tokenizer.pad_token_id is None:
             logger.warning("tokenizer of '%s' has no pad token: padded positions get id 0 and are masked out of "
                            "attention and pooling", self.model_id)
@@ -323,16 +332,10 @@ class HFEncoder(_Runtime):
         """The model on its device, in eval mode, loaded on first use."""
         from transformers import AutoModel
 
-        path, revision = self.location
-        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
-        model = AutoModel.from_pretrained(path, revision=self._hub_revision, trust_remote_code=self.trust_remote_code,
+        path, revision = self.load_from
+        model = AutoModel.from_pretrained(path, revision=revision, trust_remote_code=self.trust_remote_code,
                                           dtype=self.weights_dtype)
         return model.to(self.torch_device).eval()
-
-    @property
-    def _hub_revision(self) -> str | None:
-        path, revision = self.location
-        return None if Path(path).is_dir() else revision
 
     @cached_property
     def context(self) -> int:
@@ -419,8 +422,9 @@ class HFEncoder(_Runtime):
             return np.zeros((0, 0), dtype=np.float32)
         return (sums / weights[:, None]).astype(np.float32)
 
+    @cached_property
     def input_embeddings(self) -> np.ndarray:
-        """The model's input-embedding matrix, shape (vocab_size, n_dims), float32."""
+        """The model's input-embedding matrix, shape (vocab_size, n_dims), float32, copied once per encoder."""
         return self.model.get_input_embeddings().weight.detach().float().cpu().numpy()
 
 
@@ -441,19 +445,13 @@ class SentenceEncoder(_Runtime):
     notes: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
-    def location(self) -> tuple[str, str]:
-        """(path or hub id to load, revision to record)."""
-        return resolve_model(self.model_id, self.revision)
-
-    @cached_property
     def model(self) -> Any:
         """The SentenceTransformer on its device, loaded on first use."""
         from sentence_transformers import SentenceTransformer
 
-        path, revision = self.location
-        check_remote_code(path, revision=revision, trust_remote_code=self.trust_remote_code, model_id=self.model_id)
+        path, revision = self.load_from
         model = SentenceTransformer(path, device=str(self.torch_device), trust_remote_code=self.trust_remote_code,
-                                    revision=None if Path(path).is_dir() else revision)
+                                    revision=revision)
         return model.to(self.weights_dtype).eval()
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:

@@ -173,7 +173,7 @@ class TokenAdapter:
         known, unknown = split_known(symbols, self.hgnc)
         mapping, _ = self._gene_vocabulary
         if mapping is not None:
-            table = self.encoder.input_embeddings()
+            table = self.encoder.input_embeddings
             bad = {s: mapping[s] for s in known if s in mapping and not 0 <= mapping[s] < len(table)}
             if bad:
                 raise AdapterError(
@@ -194,7 +194,7 @@ class TokenAdapter:
                                n_parameters=self.encoder.n_parameters, **self.encoder.notes)
 
     def _mean_input_embeddings(self, symbols: list[str]) -> np.ndarray:
-        table = self.encoder.input_embeddings()
+        table = self.encoder.input_embeddings
         ids, special = self.encoder.tokenize(symbols)
         rows = []
         for gene_ids, mask in zip(ids, special):
