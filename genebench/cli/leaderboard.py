@@ -6,18 +6,12 @@ import argparse
 import logging
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from genebench.errors import MissingSourceError, SubmissionError
-from genebench.leaderboard import (
-    ModelRun,
-    build_site,
-    check_runs,
-    download_submissions,
-    find_figures,
-    merge_runs,
-    submit_runs,
-    validate_results,
-)
+
+if TYPE_CHECKING:  # the leaderboard (and huggingface_hub) load only when a leaderboard command runs
+    from genebench.leaderboard import ModelRun
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +113,15 @@ def run_build(args: argparse.Namespace) -> int:
         raise SubmissionError(
             "leaderboard build: expected RESULTS_DIR... or --from-hub REPO, found neither; pass at least one."
         )
+    from genebench.leaderboard import (
+        build_site,
+        check_runs,
+        download_submissions,
+        find_figures,
+        merge_runs,
+        validate_results,
+    )
+
     groups = [validate_results(path) for path in args.results_dirs]
     with tempfile.TemporaryDirectory(prefix="genebench-hub-") as tmp:
         if args.from_hub:
@@ -134,6 +137,8 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_submit(args: argparse.Namespace) -> int:
     """Validate a results folder, then open one pull request with all its files."""
+    from genebench.leaderboard import check_runs, submit_runs, validate_results
+
     runs = validate_results(args.results_dir)
     if args.allow_unverified_task_set:
         logger.warning("Skipping the task-set and data-revision checks (--allow-unverified-task-set).")
