@@ -55,6 +55,7 @@ class BenchmarkData:
         self.manifest: dict[str, Any] = json.loads(manifest.read_text())
         self._tables: dict[str, pd.DataFrame] = {}
         self._task_rows: dict[str, dict[str, np.ndarray]] = {}
+        self._parents: dict[str, Task] = {}  # multi-label parents, decoded once for all their derived tasks
 
     # -- what the folder holds -----------------------------------------------------------------------------
 
@@ -116,8 +117,10 @@ class BenchmarkData:
     def load_task(self, name: str) -> Task:
         """A task's entities, labels and folds as numpy arrays (see `Task`)."""
         meta = self.metadata(name)
-        if meta.parent is not None:
-            parent = self.load_task(meta.parent)
+        if meta.is_derived:
+            if meta.parent not in self._parents:
+                self._parents[meta.parent] = self.load_task(meta.parent)
+            parent = self._parents[meta.parent]
             column = parent.metadata.label_names.index(meta.label_names[1])
             return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
         table = self.table(meta.family)
@@ -221,11 +224,12 @@ def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
     return record
 
 
-def unknown_name_message(kind: str, name: str, known: list[str]) -> str:
-    """`unknown task 'X'. Did you mean: 'Y'?` plus how to list what exists."""
+def unknown_name_message(kind: str, name: str, known: list[str],
+                         listing: str = "List them with `genebench tasks`.") -> str:
+    """`unknown task 'X'. Did you mean: 'Y'?` plus `listing`: how to see what exists."""
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown {kind} '{name}'.{hint} List them with `genebench tasks`."
+    return f"unknown {kind} '{name}'.{hint} {listing}"
 
 
 def file_sha256(path: Path) -> str:

@@ -63,7 +63,7 @@ def list_tasks(
         if (families is None or meta.family in families)
         and (categories is None or meta.category in categories)
         and (types is None or meta.type in types)
-        and (include_derived or meta.parent is None)
+        and (include_derived or not meta.is_derived)
     )
 
 
@@ -89,6 +89,5 @@ def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[st
     values = {value} if isinstance(value, str) else set(value)
     for item in values:
         if item not in known:
-            raise UnknownTaskError(unknown_name_message(kind, item, known).replace(
-                "List them with `genebench tasks`.", f"Known: {', '.join(known)}."))
+            raise UnknownTaskError(unknown_name_message(kind, item, known, listing=f"Known: {', '.join(known)}."))
     return values

@@ -160,11 +160,10 @@ def test_traversal_in_model_revision_is_rejected(run_dir: Path) -> None:
         validate_results(run_dir.parents[1])
 
 
-def test_result_in_another_models_folder_is_rejected(tmp_path: Path) -> None:
-    run_dir = write_model(tmp_path / "results", MODEL)
+def test_result_in_another_models_folder_is_rejected(run_dir: Path) -> None:
     edit(first_result(run_dir), lambda d: d["model"].__setitem__("id", "ctheodoris/Geneformer"))
     with pytest.raises(SubmissionError, match="found 'ctheodoris/Geneformer' at 'main'; keep each result in its model"):
-        validate_results(tmp_path / "results")
+        validate_results(run_dir.parents[1])
 
 
 def test_unknown_adapter_and_bad_size_are_rejected(run_dir: Path) -> None:
