@@ -159,9 +159,14 @@ class _Features:
         self.n_task = len(entities)
         self.mode = (settings.ordered_pair_mode if is_ordered_pair(task) else settings.pair_mode) if len(used) == 2 \
             else "single"
-        if self.mode == "mean":
-            check_dims({t.name: t.embeddings.dim for t in used}, mode="mean")
+        check_dims({t.name: t.embeddings.dim for t in used}, mode=self.mode)
         self._parts = [(t, rows[self.rows, j]) for j, t in enumerate(used)]
+
+    @property
+    def coverage(self) -> Coverage:
+        """How many of the task's rows have vectors for all their genes, and which genes are missing."""
+        return Coverage(n_covered=len(self.rows), n_task=self.n_task, fraction=len(self.rows) / max(self.n_task, 1),
+                        missing_genes=self.missing)
 
     def matrix(self) -> tuple[np.ndarray | PairDesign, Basis | None]:
         """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis.
@@ -212,12 +217,8 @@ class _Engine:
             coverage = Coverage(n_covered=0, n_task=len(task.folds), fraction=0.0)
             return TaskScores(task=task, main_score=main_score_for(task), coverage=coverage, skipped=str(exc),
                               seconds=time.perf_counter() - start), None, None
-        coverage = Coverage(n_covered=len(features.rows), n_task=features.n_task,
-                            fraction=len(features.rows) / max(features.n_task, 1), missing_genes=features.missing)
-        result = TaskScores(task=task, main_score=main_score_for(task), coverage=coverage,
-                            diagnostics={"embeddings": self.tables[0].report})
-        labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
-        result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
+        result, labels, folds = self._covered(task, features)
+        result.diagnostics = {"embeddings": self.tables[0].report}
         held_out = None
         if result.skipped is None:
             X, basis = features.matrix()
@@ -228,6 +229,14 @@ class _Engine:
             logger.warning("task '%s' skipped: %s", task.name, result.skipped)
         result.seconds = time.perf_counter() - start
         return result, held_out, features
+
+    def _covered(self, task: Task, features: _Features) -> tuple[TaskScores, np.ndarray, np.ndarray]:
+        """The task's result with its coverage (and `skipped` when its covered rows cannot be scored), and the
+        labels and folds of those rows."""
+        result = TaskScores(task=task, main_score=main_score_for(task), coverage=features.coverage)
+        labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
+        result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
+        return result, labels, folds
 
     def _fit(self, task: Task, X: np.ndarray | PairDesign, labels: np.ndarray, folds: np.ndarray,
              basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -282,11 +291,7 @@ class _Engine:
         if not reusable or (idx < 0).any() or not np.array_equal(np.asarray(parent.folds)[idx], task.folds):
             return None
         features = _Features(task, self.tables, self.settings)
-        coverage = Coverage(n_covered=len(features.rows), n_task=features.n_task,
-                            fraction=len(features.rows) / max(features.n_task, 1), missing_genes=features.missing)
-        result = TaskScores(task=task, main_score="roc_auc", coverage=coverage)
-        labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
-        result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
+        result, labels, folds = self._covered(task, features)
         if result.skipped is None:
             position = np.full(len(parent.entities), -1)
             position[parent_features.rows] = np.arange(len(parent_features.rows))
