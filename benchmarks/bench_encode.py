@@ -61,7 +61,7 @@ def main() -> None:
         for dtype, adapter in adapters.items():
             ours_s, ours = _time(adapter.encode, genes)
             ours_rate = len(genes) / ours_s
-            print(f"{'':>8}genebench --dtype {dtype} ({ours.model['settings']['dtype']}) {ours_rate:7.1f} texts/s | "
+            print(f"{'':>8}genebench --dtype {dtype} ({ours.model.settings['dtype']}) {ours_rate:7.1f} texts/s | "
                   f"ratio {ours_rate / st_rate:.2f} | target {TARGET:.0f}/s: {ours_rate / TARGET:.2f}x | "
                   f"max |diff| {float(np.abs(ours.vectors - theirs).max()):.1e}")
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.metrics import roc_auc
+from genebench.model_info import ModelInfo
 from genebench.probe import ProbeSettings, iter_task_scores
 from genebench.tasks.folds import stratified_folds
 from genebench.tasks.metadata import TaskMetadata
@@ -41,7 +42,8 @@ def synthetic(n_genes: int, dim: int, seed: int) -> tuple[GeneEmbeddings, list[T
     latent = rng.normal(size=(n_genes, 48))
     spectrum = 1.0 / np.sqrt(np.arange(1, 49))
     vectors = (latent * spectrum) @ rng.normal(size=(48, dim)) + 0.15 * rng.normal(size=(n_genes, dim))
-    embeddings = GeneEmbeddings(genes, vectors.astype(np.float32), model={"id": "synthetic", "adapter": "baseline"})
+    model = ModelInfo(id="genebench/synthetic", input="random")
+    embeddings = GeneEmbeddings(genes, vectors.astype(np.float32), model=model)
 
     def signal(rows: np.ndarray, n_out: int) -> np.ndarray:
         return latent[rows] @ rng.normal(size=(48, n_out)) / 4 + rng.normal(size=(len(rows), n_out))
@@ -101,7 +103,8 @@ def from_data(path: str, embeddings_file: str | None, dim: int, seed: int) -> tu
     genes = np.unique(np.concatenate([task.genes() for task in tasks]))
     rng = np.random.default_rng(seed)
     vectors = rng.normal(size=(len(genes), 48)) @ rng.normal(size=(48, dim)) + 0.15 * rng.normal(size=(len(genes), dim))
-    return GeneEmbeddings(genes, vectors.astype(np.float32), model={"id": "random", "adapter": "baseline"}), tasks
+    model = ModelInfo(id="genebench/random", input="random")
+    return GeneEmbeddings(genes, vectors.astype(np.float32), model=model), tasks
 
 
 def _units(task: Task) -> float:

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from genebench.constants import DEFAULT_SEED, HGNC_URL, N_FOLDS
-from genebench.data import file_sha256
+from genebench.data import BenchmarkData, file_sha256
+from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.folds import assign_folds
@@ -134,6 +135,17 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             cls.BUILDER_CONFIGS = [cls.BUILDER_CONFIG_CLASS(name=cls.FAMILY, version=datasets.Version("1.0.0"),
                                                             description=cls.DESCRIPTION.strip().splitlines()[0])]
             cls.DEFAULT_CONFIG_NAME = cls.FAMILY
+
+    @classmethod
+    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
+        """Vectors for this family's non-gene pair partners (gene sets, diseases), or None when it has none.
+
+        Args:
+            data: the built data (its auxiliary tables describe the partners).
+            embeddings: the run's gene vectors, already restricted to the genes the run may use.
+            encoder: the run's encoder, for partners that are encoded from text.
+        """
+        return None
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(

@@ -13,19 +13,25 @@ no parts, a gap in the part numbers, or an unreadable part is an error, never a 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dataset_builders.base import FamilyBuilder, FamilyConfig, RawTask, Source
+from genebench.data import BenchmarkData
+from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
+
+logger = logging.getLogger(__name__)
 
 _CITATION = """\
 @article{ochoa2023opentargets,
@@ -103,6 +109,19 @@ HGNC, one id per gene, and a pair with conflicting scores is dropped (counted as
     def _split_generators(self, dl_manager):  # noqa: ANN001, ANN202 - the datasets signature
         self.SOURCES = release_sources(self.config.release)
         return super()._split_generators(dl_manager)
+
+    @classmethod
+    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
+        """Each disease encoded from "Disease <name>: <description>" by the run's text encoder; None without one
+        (its tasks are then skipped by the engine)."""
+        adapter = getattr(encoder, "encoder", encoder)
+        if not hasattr(adapter, "encode_entities"):
+            logger.warning("%s tasks need disease vectors, which only --input description gives; skipping them",
+                           cls.FAMILY)
+            return None
+        diseases = data.auxiliary(cls.FAMILY, "diseases")
+        texts = [f"Disease {name}: {text}".strip() for name, text in zip(diseases["name"], diseases["description"])]
+        return adapter.encode_entities(diseases["id"].astype(str).tolist(), texts)
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
         associations = read_parquet_dir(paths["associations"], ASSOCIATION_COLUMNS)

@@ -14,10 +14,14 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dataset_builders.base import FamilyBuilder, FamilyConfig, RawTask, Source, read_table
+from genebench.data import BenchmarkData
+from genebench.embeddings import GeneEmbeddings
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -104,6 +108,21 @@ class PerturbQA(FamilyBuilder):
     DIFFERENCES = """\
 PerturbQA is not in the reference benchmark. Rows, splits and labels are PerturbQA's files at commit 13531e8,
 unchanged; only symbols are renamed to current HGNC (unresolved ones kept as published)."""
+
+    @classmethod
+    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings:
+        """Each gene set (`set_mapping` cluster) as the mean vector of its members that have one."""
+        index = {symbol: row for row, symbol in enumerate(map(str, embeddings.symbols))}
+        ids, vectors = [], []
+        for name, genes in data.auxiliary(cls.FAMILY, "set_mapping")[["cluster", "genes"]].itertuples(index=False):
+            rows = [index[g] for g in genes if g in index]
+            if rows:
+                ids.append(str(name))
+                vectors.append(embeddings.vectors[rows].mean(axis=0))
+        dim = embeddings.vectors.shape[1]
+        return GeneEmbeddings(symbols=np.asarray(ids, dtype=object),
+                              vectors=np.stack(vectors) if vectors else np.zeros((0, dim), np.float32),
+                              model=embeddings.model)
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
         self.auxiliary["gse"] = pd.concat(

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from genebench.atomic import write_atomic
 from genebench.errors import EmbeddingError
+from genebench.model_info import ModelInfo
 
 
 @dataclass
@@ -21,13 +22,13 @@ class GeneEmbeddings:
     Attributes:
         symbols: shape (n_genes,), current HGNC symbols.
         vectors: shape (n_genes, n_dims), float32.
-        model: model id, revision, input, pooling and adapter settings.
+        model: the record of the model that made the vectors (None for a bare table).
         missing: reason -> symbols the adapter could not encode (never filled with random vectors).
     """
 
     symbols: np.ndarray
     vectors: np.ndarray
-    model: dict[str, Any] = field(default_factory=dict)
+    model: ModelInfo | None = None
     missing: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -51,13 +52,12 @@ class GeneEmbeddings:
             "symbol": pa.array(self.symbols.astype(str), pa.string()),
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(self.vectors.ravel(), pa.float32()), self.dim),
         })
-        metadata = {b"genebench.model": json.dumps(self.model).encode(),
-                    b"genebench.missing": json.dumps(self.missing).encode()}
-        table = table.replace_schema_metadata(metadata)
-        tmp = path.with_name(f".{path.name}.tmp")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, tmp)
-        tmp.replace(path)
+        metadata = {b"genebench.missing": json.dumps(self.missing).encode()}
+        if self.model is not None:
+            metadata[b"genebench.model"] = self.model.model_dump_json().encode()
+        sink = pa.BufferOutputStream()
+        pq.write_table(table.replace_schema_metadata(metadata), sink)
+        write_atomic(path, sink.getvalue().to_pybytes())
 
     @classmethod
     def load(cls, path: str | Path) -> GeneEmbeddings:
@@ -73,9 +73,14 @@ class GeneEmbeddings:
         vectors = np.asarray(table["vector"].combine_chunks().flatten().to_numpy(), dtype=np.float32)
         symbols = np.asarray(table["symbol"].to_pylist(), dtype=object)
         meta = table.schema.metadata or {}
+        try:
+            model = ModelInfo.model_validate_json(meta[b"genebench.model"]) if b"genebench.model" in meta else None
+        except ValueError as exc:
+            raise EmbeddingError(f"embedding file '{path}': its model record is not a genebench ModelInfo "
+                                 f"({str(exc).splitlines()[0]}); write it again with `genebench encode`.") from exc
         return cls(
             symbols=symbols,
             vectors=vectors.reshape(len(symbols), -1) if len(symbols) else vectors.reshape(0, 0),
-            model=json.loads(meta.get(b"genebench.model", b"{}")),
+            model=model,
             missing=json.loads(meta.get(b"genebench.missing", b"{}")),
         )

@@ -10,6 +10,7 @@ import enum
 import hashlib
 import logging
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genebench.atomic import write_atomic
 from genebench.errors import ResultsError
+from genebench.model_info import ModelInfo
 from genebench.tasks.metadata import TaskMetadata
 
 logger = logging.getLogger(__name__)
 
 META_FILE = "model_meta.json"
-
-
-class ModelInfo(BaseModel):
-    """Which model produced the embeddings, and how."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(description="Hub id or local name, e.g. 'sentence-transformers/all-MiniLM-L6-v2'.")
-    revision: str = Field(default="unknown", description="Commit hash or version of the weights.")
-    adapter: str = Field(description="Input kind: token, description, dna, protein, precomputed, baseline.")
-    settings: dict[str, Any] = Field(default_factory=dict, description="Pooling, description source, ...")
 
 
 class MetricScores(BaseModel):
@@ -163,21 +154,15 @@ def read_result(path: str | Path) -> TaskResult:
                            f"invalid file ({str(exc).splitlines()[0]}); delete it and rerun to recompute.") from exc
 
 
-_COLUMNS = ["model", "revision", "adapter", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
+_COLUMNS = ["model", "revision", "input", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
             "n_folds", "n_covered", "n_task", "coverage", "skipped", "genebench_version", "date", "path"]
 
 
 def load_results(results_dir: str | Path) -> pd.DataFrame:
-    """All results under a folder as a tidy table: one row per (model, revision, task, metric).
-
-    A skipped task gives one row with metric NaN and its reason in `skipped`.
+    """All results under a folder as a tidy table (see `results_frame`), `path` relative to the folder.
 
     Args:
         results_dir: a results root written by `write_result` (any depth below it is searched).
-
-    Returns:
-        Columns: model, revision, adapter, task, family, category, type, metric, is_main, mean, std,
-        n_folds, n_covered, n_task, coverage, skipped, genebench_version, date, path.
 
     Raises:
         ResultsError: the folder does not exist, or a result file in it is invalid.
@@ -186,17 +171,33 @@ def load_results(results_dir: str | Path) -> pd.DataFrame:
     if not root.is_dir():
         raise ResultsError(f"results folder '{root}': expected a folder of result JSON files, found none; "
                            "pass the --out folder of `genebench run`.")
+    paths = [path for path in sorted(root.rglob("*.json")) if path.name != META_FILE]
+    return results_frame([read_result(path) for path in paths], [path.relative_to(root).as_posix() for path in paths])
+
+
+def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = None) -> pd.DataFrame:
+    """Results as a tidy table: one row per (model, revision, task, metric).
+
+    A skipped task gives one row with metric NaN and its reason in `skipped`.
+
+    Args:
+        results: results, e.g. those `genebench.pipeline.run_probes` returns.
+        paths: where each was read from (default: its path under a results root, as `write_result` files it).
+
+    Returns:
+        Columns: model, revision, input, task, family, category, type, metric, is_main, mean, std,
+        n_folds, n_covered, n_task, coverage, skipped, genebench_version, date, path.
+    """
+    results = list(results)
+    if paths is None:
+        paths = [result_path(".", r.model, r.task.name).as_posix() for r in results]
     records = []
-    for path in sorted(root.rglob("*.json")):
-        if path.name == META_FILE:
-            continue
-        result = read_result(path)
-        base = {"model": result.model.id, "revision": result.model.revision, "adapter": result.model.adapter,
+    for result, path in zip(results, paths):
+        base = {"model": result.model.id, "revision": result.model.revision, "input": result.model.input,
                 "task": result.task.name, "family": result.task.family, "category": result.task.category,
                 "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
-                "genebench_version": result.genebench_version, "date": result.date,
-                "path": path.relative_to(root).as_posix()}
+                "genebench_version": result.genebench_version, "date": result.date, "path": path}
         if not result.scores:
             records.append(base | {"metric": np.nan, "is_main": False, "mean": np.nan, "std": np.nan, "n_folds": 0})
         for metric, score in result.scores.items():

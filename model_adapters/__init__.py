@@ -15,7 +15,7 @@ import importlib
 import inspect
 from typing import Any
 
-from model_adapters.base import AdapterError, AdapterMeta, GeneEncoder
+from model_adapters.base import AdapterError, GeneEncoder
 
 ADAPTERS: dict[str, str] = {
     "token": "model_adapters.token:TokenAdapter",
@@ -77,4 +77,4 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
     return adapter_class(model, **settings) if model is not None else adapter_class(**settings)
 
 
-__all__ = ["ADAPTERS", "AdapterError", "AdapterMeta", "GeneEncoder", "adapter_settings", "get_adapter"]
+__all__ = ["ADAPTERS", "AdapterError", "GeneEncoder", "adapter_settings", "get_adapter"]

@@ -18,7 +18,8 @@ import pandas as pd
 
 from genebench.constants import DEFAULT_SEED
 from genebench.embeddings import GeneEmbeddings
-from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
+from genebench.model_info import ModelInfo
+from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
 from model_adapters.descriptions import DescriptionSource
 
@@ -44,9 +45,9 @@ class BagOfWordsAdapter:
         self.max_features = max_features
 
     @cached_property
-    def meta(self) -> AdapterMeta:
+    def meta(self) -> ModelInfo:
         """Source version and vocabulary size."""
-        return AdapterMeta(model_id=self.model, revision="sklearn-countvectorizer", input="bag-of-words",
+        return ModelInfo(id=self.model, revision="sklearn-countvectorizer", input="bag-of-words",
                            pooling="counts", source_version=self.source.version,
                            settings={"source": self.source.source, "max_features": self.max_features})
 
@@ -90,9 +91,9 @@ class RandomAdapter:
         self.seed = seed
 
     @property
-    def meta(self) -> AdapterMeta:
+    def meta(self) -> ModelInfo:
         """Dimension and seed."""
-        return AdapterMeta(model_id=self.model, revision=f"seed={self.seed}", input="random", pooling="none",
+        return ModelInfo(id=self.model, revision=f"seed={self.seed}", input="random", pooling="none",
                            dim=self.dim, settings={"dim": self.dim, "seed": self.seed})
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:

@@ -24,19 +24,20 @@ from tqdm.auto import tqdm
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
-from model_adapters.base import AdapterMeta, GeneEncoder
+from genebench.model_info import ModelInfo
+from model_adapters.base import GeneEncoder
 
 logger = logging.getLogger(__name__)
 
 
-def cache_path(meta: AdapterMeta, cache_dir: str | Path | None = None) -> Path:
+def cache_path(meta: ModelInfo, cache_dir: str | Path | None = None) -> Path:
     """Where the cache file of an adapter lives."""
     root = Path(cache_dir) if cache_dir else default_cache_dir()
-    folder = re.sub(r"[^\w.-]+", "__", meta.model_id.strip("/")) or "model"
-    return root / "embeddings" / folder / f"{meta.input}-{meta.cache_key()}.parquet"
+    folder = re.sub(r"[^\w.-]+", "__", meta.id.strip("/")) or "model"
+    return root / "embeddings" / folder / f"{meta.input}-{meta.keyed().cache_key}.parquet"
 
 
-def _merge_settings(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def _merge_notes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """Counts add up across chunks; anything else takes the newest value."""
     merged = dict(old)
     for key, value in new.items():
@@ -65,7 +66,7 @@ class CachedEncoder:
         self.chunk_size = chunk_size
 
     @property
-    def meta(self) -> AdapterMeta:
+    def meta(self) -> ModelInfo:
         """The wrapped adapter's record."""
         return self.encoder.meta
 
@@ -85,9 +86,10 @@ class CachedEncoder:
             warnings.warn(f"embedding cache '{path}' is corrupt ({exc}); its genes will be re-encoded and the file "
                           "rewritten.", stacklevel=2)
             return None
-        if stored.model.get("cache_key") != self.meta.cache_key():
-            warnings.warn(f"embedding cache '{path}' was written for another model or setting (key "
-                          f"{stored.model.get('cache_key')!r}); its genes will be re-encoded.", stacklevel=2)
+        if stored.model is None or stored.model.cache_key != self.meta.keyed().cache_key:
+            found = stored.model.cache_key if stored.model is not None else None
+            warnings.warn(f"embedding cache '{path}' was written for another model or setting (key {found!r}); its "
+                          "genes will be re-encoded.", stacklevel=2)
             return None
         return stored
 
@@ -97,7 +99,7 @@ class CachedEncoder:
         stored = self.load()
         rows: dict[str, np.ndarray] = {}
         missing: dict[str, list[str]] = {}
-        model: dict[str, Any] = {**self.meta.model_dump(), "cache_key": self.meta.cache_key()}
+        model = self.meta.keyed()
         if stored is not None:
             rows = dict(zip(stored.symbols, stored.vectors))
             missing = {reason: list(genes) for reason, genes in stored.missing.items()}
@@ -108,15 +110,14 @@ class CachedEncoder:
             todo = self.encoder.encoding_order(todo)
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
-        overall = tqdm(total=len(todo), unit="gene", desc=f"encoding with {self.meta.model_id}", disable=None)
+        overall = tqdm(total=len(todo), unit="gene", desc=f"encoding with {self.meta.id}", disable=None)
         for start in range(0, len(todo), self.chunk_size):
             part = self.encoder.encode(todo[start:start + self.chunk_size])
             overall.update(len(todo[start:start + self.chunk_size]))
             rows.update(zip(part.symbols, part.vectors))
             for reason, genes in part.missing.items():
                 missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
-            model = {**model, **{k: v for k, v in part.model.items() if k != "settings"},
-                     "settings": _merge_settings(model.get("settings", {}), part.model.get("settings", {}))}
+            model = part.model.model_copy(update={"notes": _merge_notes(model.notes, part.model.notes)})
             self._save(rows, missing, model)
         overall.close()
         genes = [s for s in distinct if s in rows]
@@ -125,12 +126,11 @@ class CachedEncoder:
         return GeneEmbeddings(
             symbols=np.asarray(genes, dtype=object),
             vectors=np.stack([rows[s] for s in genes]) if genes else np.zeros((0, dim), np.float32),
-            model={**model, "cache": {"path": str(self.path), "n_from_cache": len(distinct) - len(todo),
-                                      "n_encoded": len(todo)}},
+            model=model,
             missing={r: [s for s in g if s in wanted] for r, g in missing.items() if any(s in wanted for s in g)},
         )
 
-    def _save(self, rows: dict[str, np.ndarray], missing: dict[str, list[str]], model: dict[str, Any]) -> None:
+    def _save(self, rows: dict[str, np.ndarray], missing: dict[str, list[str]], model: ModelInfo) -> None:
         symbols = list(rows)
         dim = len(rows[symbols[0]]) if symbols else (self.meta.dim or 0)
         vectors = np.stack([rows[s] for s in symbols]) if symbols else np.zeros((0, dim), np.float32)

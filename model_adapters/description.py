@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from genebench.embeddings import GeneEmbeddings
-from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
+from genebench.model_info import ModelInfo
+from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
 from model_adapters.descriptions import DescriptionSource
 from model_adapters.hf import HFEncoder, Pooling, SentenceEncoder, dtype_name, is_sentence_transformer, resolve_model
@@ -79,11 +80,11 @@ class DescriptionAdapter:
         return HFEncoder(self.model, **settings)
 
     @cached_property
-    def meta(self) -> AdapterMeta:
+    def meta(self) -> ModelInfo:
         """Model, revision, pooling, precision and description-source version."""
         is_st = isinstance(self._encoder, SentenceEncoder)
-        return AdapterMeta(
-            model_id=self.model,
+        return ModelInfo(
+            id=self.model,
             revision=self._encoder.location[1],
             input="description",
             pooling="sentence-transformers" if is_st else self.pooling,

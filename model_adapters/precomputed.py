@@ -5,7 +5,8 @@ Formats: CSV / TSV (a symbol column and numeric columns; gzipped too), parquet (
 symbol per line), word2vec text (`n d` header optional, then `SYMBOL v1 ... vd`, as Gene2vec ships) and
 Hugging Face datasets (a `save_to_disk` folder or a Hub id, with symbol and vector columns).
 Table symbols are normalised to current HGNC symbols; renamed, ambiguous and unknown ones are counted in
-the model settings and logged, and requested genes the table lacks are reported missing.
+the model notes and logged, and requested genes the table lacks are reported missing. A table is recorded by
+its file name, size and sha256 (its revision is the sha256's first 12 characters), never by where it lies.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ import logging
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.model_info import ModelInfo, file_record
 from genebench.symbols import SymbolMapper
-from model_adapters.base import NOT_IN_TABLE, UNKNOWN_SYMBOL, AdapterMeta, file_version, make_embeddings, split_known
+from model_adapters.base import NOT_IN_TABLE, UNKNOWN_SYMBOL, make_embeddings, split_known
 
 logger = logging.getLogger(__name__)
 
@@ -94,14 +97,19 @@ def _split_frame(frame: pd.DataFrame, source: str, symbol_column: str | None) ->
 
 
 def read_table(path: str | Path, *, index: str | Path | None = None, symbol_column: str | None = None,
-               split: str = "train") -> tuple[list[str], np.ndarray, str]:
-    """Read any supported table. Returns (symbols, vectors of shape (n, d), version stamp)."""
+               split: str = "train") -> tuple[list[str], np.ndarray, dict[str, Any]]:
+    """Read any supported table.
+
+    Returns:
+        (symbols, vectors of shape (n, d), the table's record: `file_record` of each file, or a dataset's
+        name and fingerprint).
+    """
     path = Path(path)
     if path.is_dir() or (not path.exists() and str(path).count("/") == 1 and not path.suffix):
         return _read_dataset(path, symbol_column, split)
     if not path.exists():
         raise MissingSourceError(f"embedding table '{path}': file not found; pass an existing file or dataset id.")
-    version = file_version(path)
+    version: dict[str, Any] = {"table": file_record(path)}
     suffixes = [s for s in path.suffixes if s != ".gz"]
     kind = suffixes[-1] if suffixes else ""
     if kind == ".npy":
@@ -113,7 +121,7 @@ def read_table(path: str | Path, *, index: str | Path | None = None, symbol_colu
         if vectors.ndim != 2 or len(vectors) != len(symbols):
             raise SourceFormatError(f"embedding table '{path}': expected shape ({len(symbols)}, d) to match index "
                                     f"'{index}', found {vectors.shape}.")
-        return symbols, vectors.astype(np.float32), f"{version}+{file_version(index)}"
+        return symbols, vectors.astype(np.float32), {**version, "index": file_record(index)}
     if kind == ".parquet":
         import pyarrow.parquet as pq
 
@@ -128,7 +136,7 @@ def read_table(path: str | Path, *, index: str | Path | None = None, symbol_colu
     return (*_split_frame(frame, str(path), symbol_column), version)
 
 
-def _read_dataset(path: Path, symbol_column: str | None, split: str) -> tuple[list[str], np.ndarray, str]:
+def _read_dataset(path: Path, symbol_column: str | None, split: str) -> tuple[list[str], np.ndarray, dict[str, Any]]:
     import datasets
 
     if path.is_dir():
@@ -137,7 +145,7 @@ def _read_dataset(path: Path, symbol_column: str | None, split: str) -> tuple[li
         loaded = datasets.load_dataset(str(path), split=split)
     if isinstance(loaded, datasets.DatasetDict):
         loaded = loaded[split]
-    version = f"{path.name}@{loaded._fingerprint}"
+    version = {"dataset": path.name, "fingerprint": loaded._fingerprint}
     return (*_split_frame(loaded.to_pandas(), str(path), symbol_column), version)
 
 
@@ -150,24 +158,22 @@ class PrecomputedAdapter:
         index: for `.npy`: a text file with one symbol per row of the array.
         symbol_column: the column holding symbols (default: the first of `SYMBOL_COLUMNS`, else the first).
         split: dataset split, for Hugging Face datasets.
-        name: the model id to record (default: the file name).
 
     Examples:
         >>> PrecomputedAdapter("gene2vec_dim_200_iter_9_w2v.txt", hgnc=hgnc).encode(["TP53"])  # doctest: +SKIP
     """
 
     def __init__(self, model: str | Path, *, hgnc: pd.DataFrame, index: str | Path | None = None,
-                 symbol_column: str | None = None, split: str = "train", name: str | None = None) -> None:
+                 symbol_column: str | None = None, split: str = "train") -> None:
         self.path = Path(model)
         self.hgnc = hgnc
         self.index = index
         self.symbol_column = symbol_column
         self.split = split
-        self.name = name or self.path.name
 
     @cached_property
-    def _table(self) -> tuple[dict[str, np.ndarray], str, dict[str, int]]:
-        """(current symbol -> vector, version, counts of what normalisation did)."""
+    def _table(self) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, int]]:
+        """(current symbol -> vector, the table's record, counts of what normalisation did)."""
         symbols, vectors, version = read_table(self.path, index=self.index, symbol_column=self.symbol_column,
                                                split=self.split)
         finite = np.isfinite(vectors).all(axis=1)
@@ -195,12 +201,13 @@ class PrecomputedAdapter:
         return table, version, counts
 
     @cached_property
-    def meta(self) -> AdapterMeta:
-        """Table name and version (a file hash, or the dataset fingerprint)."""
-        table, version, _ = self._table
+    def meta(self) -> ModelInfo:
+        """The table's file name, size and sha256 (revision: the sha256's prefix), or a dataset's fingerprint."""
+        table, record, _ = self._table
         dim = len(next(iter(table.values()))) if table else None
-        return AdapterMeta(model_id=self.name, revision=version, input="precomputed", pooling="none", dim=dim,
-                           settings={"path": str(self.path)})
+        revision = record["table"]["sha256"][:12] if "table" in record else record["fingerprint"]
+        return ModelInfo(id=self.path.name, revision=revision, input="precomputed", pooling="none", dim=dim,
+                         settings=record)
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """The table's vectors for `symbols`; genes it lacks are reported missing."""

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from genebench.embeddings import GeneEmbeddings
-from model_adapters.base import NO_SEQUENCE, UNKNOWN_SYMBOL, AdapterMeta, make_embeddings, split_known
+from genebench.model_info import ModelInfo
+from model_adapters.base import NO_SEQUENCE, UNKNOWN_SYMBOL, make_embeddings, split_known
 from model_adapters.hf import HFEncoder, Pooling, dtype_name
 
 
@@ -45,10 +46,10 @@ class SequenceAdapter:
         raise NotImplementedError
 
     @cached_property
-    def meta(self) -> AdapterMeta:
+    def meta(self) -> ModelInfo:
         """Model, revision, pooling, precision and sequence source."""
         version, settings = self.source()
-        return AdapterMeta(model_id=self.model, revision=self.encoder.location[1], input=self.INPUT,
+        return ModelInfo(id=self.model, revision=self.encoder.location[1], input=self.INPUT,
                            pooling=self.pooling, trust_remote_code=self.encoder.trust_remote_code,
                            source_version=version, settings={**settings, "max_length": self.encoder.max_length,
                                                                    "dtype": dtype_name(self.encoder.torch_dtype)})

@@ -23,13 +23,13 @@ import pandas as pd
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import SourceFormatError
+from genebench.model_info import ModelInfo
 from genebench.safe_pickle import safe_load
 from genebench.symbols import SymbolMapper
 from model_adapters.base import (
     NOT_IN_VOCABULARY,
     UNKNOWN_SYMBOL,
     AdapterError,
-    AdapterMeta,
     file_version,
     make_embeddings,
     split_known,
@@ -155,7 +155,7 @@ class TokenAdapter:
         return None, "symbol-string"
 
     @cached_property
-    def meta(self) -> AdapterMeta:
+    def meta(self) -> ModelInfo:
         """Model, revision, pooling, precision and vocabulary origin (looking it up loads the model).
 
         The precision is the weights' for embedding-row lookups, the forward pass's for hidden-state pooling.
@@ -163,7 +163,7 @@ class TokenAdapter:
         mapping, origin = self._gene_vocabulary
         lookup = mapping is not None or self.pooling == "input"
         precision = self.encoder.weights_dtype if lookup else self.encoder.torch_dtype
-        return AdapterMeta(model_id=self.model, revision=self.encoder.location[1], input="token",
+        return ModelInfo(id=self.model, revision=self.encoder.location[1], input="token",
                            pooling="input" if mapping is not None else self.pooling,
                            trust_remote_code=self.encoder.trust_remote_code,
                            settings={"vocabulary": origin, "dtype": dtype_name(precision)})

@@ -9,24 +9,27 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "probe"))
 
+from dataclasses import replace  # noqa: E402
+
 from synthetic_world import World  # noqa: E402
 
 from genebench.errors import ResultsError  # noqa: E402
-from genebench.evaluation import run_probes  # noqa: E402
 from genebench.leaderboard.validate import check_scores  # noqa: E402
+from genebench.model_info import ModelInfo  # noqa: E402
+from genebench.pipeline import run_probes  # noqa: E402
 from genebench.probe import ProbeSettings  # noqa: E402
 from genebench.results import (  # noqa: E402
     META_FILE,
-    ModelInfo,
     OverwriteStrategy,
     load_results,
     read_result,
     result_path,
+    results_frame,
     summary_table,
     task_file_name,
 )
 
-MODEL = ModelInfo(id="org/model", revision="abc123", adapter="baseline", settings={"pooling": "mean"})
+MODEL = ModelInfo(id="org/model", revision="abc123", input="random", settings={"pooling": "mean"})
 REVISION = {"sources": {"synthetic": "1"}, "data_hash": "deadbeef"}
 CPU = ProbeSettings(device="cpu")
 
@@ -40,8 +43,8 @@ def tasks():
 
 
 def _run(world, tasks, out, **kw):
-    return run_probes(tasks, world.embeddings, out, settings=kw.pop("settings", CPU),
-                      model_info=kw.pop("model_info", MODEL), dataset_revision=REVISION,
+    embeddings = replace(world.embeddings, model=kw.pop("model_info", MODEL))
+    return run_probes(tasks, embeddings, out, settings=kw.pop("settings", CPU), dataset_revision=REVISION,
                       config=kw.pop("config", {"tasks": "test"}), progress=False, **kw)
 
 
@@ -89,15 +92,15 @@ def test_rerun_resumes_and_overwrite_strategies(tasks, tmp_path):
 
 def test_a_rerun_from_other_vectors_or_config_recomputes_instead_of_mixing(tasks, tmp_path):
     world, task_list = tasks
-    keyed = MODEL.model_copy(update={"settings": {"pooling": "mean", "cache_key": "float32-vectors"}})
+    keyed = MODEL.model_copy(update={"cache_key": "float32-vectors"})
     _run(world, task_list[:1], tmp_path, model_info=keyed)
     path = result_path(tmp_path, MODEL, task_list[0].name)
     stamp = path.stat().st_mtime_ns
     _run(world, task_list[:1], tmp_path, model_info=keyed)
     assert path.stat().st_mtime_ns == stamp  # same vectors and config: kept
-    bf16 = MODEL.model_copy(update={"settings": {"pooling": "mean", "cache_key": "bfloat16-vectors"}})
+    bf16 = MODEL.model_copy(update={"cache_key": "bfloat16-vectors"})
     _run(world, task_list[:1], tmp_path, model_info=bf16)
-    assert read_result(path).model.settings["cache_key"] == "bfloat16-vectors"
+    assert read_result(path).model.cache_key == "bfloat16-vectors"
     stamp = path.stat().st_mtime_ns
     _run(world, task_list[:1], tmp_path, model_info=bf16, config={"tasks": "test", "exclude_genes": "genes.txt"})
     assert path.stat().st_mtime_ns != stamp and read_result(path).config["exclude_genes"] == "genes.txt"
@@ -148,15 +151,27 @@ def test_load_results_errors(tmp_path):
         summary_table(__import__("pandas").DataFrame({"x": [1]}))
 
 
-def test_model_info_from_embeddings_or_a_clear_error(tasks, tmp_path):
+def test_results_are_filed_under_the_model_record_the_embeddings_carry(tasks, tmp_path):
     world, task_list = tasks
-    with pytest.raises(ResultsError, match="expected at least 'id' and 'adapter'"):
-        run_probes(task_list[:1], world.embeddings, tmp_path, dataset_revision=REVISION, progress=False)
-    world.embeddings.model = {"id": "local/emb", "adapter": "precomputed"}
-    results = run_probes(task_list[:1], world.embeddings, tmp_path, settings=CPU, dataset_revision=REVISION,
-                         progress=False)
-    assert results[0].model.revision == "unknown"
-    assert (tmp_path / "local__emb" / "unknown" / task_file_name(task_list[0].name)).is_file()
+    with pytest.raises(ResultsError, match=r"expected a model record \(`embeddings.model`, a ModelInfo\)"):
+        run_probes(task_list[:1], replace(world.embeddings, model=None), tmp_path, dataset_revision=REVISION,
+                   progress=False)
+    from model_adapters.baselines import RandomAdapter
+
+    hgnc = __import__("pandas").DataFrame({"symbol": world.genes})
+    embeddings = RandomAdapter(hgnc=hgnc, dim=16).encode(world.genes)
+    results = run_probes(task_list[:1], embeddings, tmp_path, settings=CPU, dataset_revision=REVISION, progress=False)
+    assert results[0].model == embeddings.model and results[0].model.revision == "seed=0"
+    assert (tmp_path / "random" / "seed=0" / task_file_name(task_list[0].name)).is_file()
+
+
+def test_the_summary_from_memory_equals_the_one_read_back(tasks, tmp_path):
+    world, task_list = tasks
+    results = _run(world, task_list, tmp_path)
+    in_memory = results_frame(results).sort_values(["path", "metric"], ignore_index=True)
+    read_back = load_results(tmp_path).sort_values(["path", "metric"], ignore_index=True)
+    __import__("pandas").testing.assert_frame_equal(in_memory, read_back)
+    assert summary_table(in_memory).equals(summary_table(read_back))
 
 
 def test_summary_takes_each_tasks_main_score():

@@ -14,7 +14,7 @@ from genebench.cli.options import (
     selected_tasks,
 )
 from genebench.constants import DTYPES, INPUT_KINDS
-from genebench.runner import DEFAULT_MODELS
+from genebench.pipeline import DEFAULT_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ examples:
   genebench run --model sentence-transformers/all-MiniLM-L6-v2 --input description --out results/
   genebench run --model facebook/esm2_t33_650M_UR50D --input protein --category "protein properties"
   genebench run --model ctheodoris/Geneformer --input token --vocabulary token_dictionary.pkl
-  genebench run --model gene2vec.txt --input precomputed --tasks "TF vs non-TF" Pathways
+  genebench run --model gene2vec.txt --input precomputed --name my-lab/gene2vec --tasks "TF vs non-TF" Pathways
   genebench run --config model.yaml            # the same settings, from a file (see README)
 
 Ctrl-C keeps every finished task; rerunning the same command resumes.
@@ -33,7 +33,7 @@ ENCODE_EPILOG = """\
 examples:
   genebench encode --model sentence-transformers/all-MiniLM-L6-v2 --input description --out minilm.parquet
   genebench encode --model facebook/esm2_t6_8M_UR50D --input protein --family hpa --out esm2.parquet
-The parquet file can be shared and used again with --input precomputed.
+The parquet file can be shared and used again with --input precomputed --name ORG/NAME.
 """
 
 
@@ -43,6 +43,9 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
                        help="Hub id or local folder (a table file for --input precomputed); default for "
                             f"description: {DEFAULT_MODELS['description']}")
     group.add_argument("--input", choices=INPUT_KINDS, help="how a gene becomes model input")
+    group.add_argument("--name", metavar="ORG/NAME",
+                       help="the id results and the leaderboard show (default: the Hub id; genebench/random-256, "
+                            "genebench/bag-of-words); required for a table file or local folder")
     group.add_argument("--config", type=Path, metavar="YAML", help="read these settings from a model YAML")
     group.add_argument("--revision", help="model revision (commit, tag or branch)")
     group.add_argument("--pooling", help="token pooling: mean or cls (encoders), input or mean/cls (token input)")
@@ -96,7 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def config_from_args(args: argparse.Namespace):
     """A `RunConfig` from the command line and an optional YAML (command-line values win)."""
     from genebench.errors import GenebenchError
-    from genebench.runner import RunConfig
+    from genebench.pipeline import RunConfig
 
     adapter = {key: value for key, value in (
         ("pooling", args.pooling), ("source", args.description_source), ("descriptions", args.descriptions),
@@ -108,7 +111,8 @@ def config_from_args(args: argparse.Namespace):
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
     if args.config:
-        return RunConfig.from_yaml(args.config, model=args.model, input=args.input, revision=args.revision,
+        return RunConfig.from_yaml(args.config, model=args.model, input=args.input, name=args.name,
+                                   revision=args.revision,
                                    adapter=adapter, probe=probe, **extra)
     if not args.input:
         raise GenebenchError("choose how genes become model input with --input "
@@ -116,59 +120,39 @@ def config_from_args(args: argparse.Namespace):
     model = args.model or DEFAULT_MODELS.get(args.input)
     if not model:
         raise GenebenchError(f"--input {args.input} needs --model (a Hub id, local folder or table file).")
-    return RunConfig(model=model, input=args.input, revision=args.revision, adapter=adapter, probe=probe, **extra)
-
-
-def _encode(args: argparse.Namespace, config, *, partners: bool = False):
-    from genebench.runner import make_encoder, partner_embeddings, task_genes
-
-    data = open_data_from_args(args)
-    metadata = selected_tasks(args, data)
-    if not metadata:
-        from genebench.errors import GenebenchError
-
-        raise GenebenchError("no task matches the selection; list them with `genebench tasks`.")
-    tasks = [data.load_task(meta.name) for meta in metadata]
-    genes = task_genes(tasks)
-    logger.info("encoding %d genes for %d tasks with %s (%s input)", len(genes), len(tasks), config.model,
-                config.input)
-    encoder = make_encoder(config, data)
-    embeddings = encoder.encode(genes)
-    missing = sum(len(v) for v in embeddings.missing.values())
-    print(f"encoded {len(embeddings.symbols)} of {len(genes)} genes ({len(embeddings.symbols) / len(genes):.1%}); "
-          f"{missing} without a vector: " + ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items()))
-    partner = partner_embeddings(tasks, embeddings, data, encoder) if partners else None
-    return data, tasks, embeddings, partner
+    return RunConfig(model=model, input=args.input, name=args.name, revision=args.revision, adapter=adapter,
+                     probe=probe, **extra)
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    embeddings = _encode(args, config_from_args(args))[2]
+    from genebench import pipeline
+
+    config = config_from_args(args)
+    data = open_data_from_args(args)
+    tasks = pipeline.select_tasks(data, [meta.name for meta in selected_tasks(args, data)])
+    genes = pipeline.task_genes(tasks)
+    embeddings = pipeline.encode(config, data, genes)
+    pipeline.report_coverage(embeddings, len(genes))
     embeddings.save(args.out)
     print(f"wrote {args.out}")
     return 0
 
 
 def run_run(args: argparse.Namespace) -> int:
-    from genebench.evaluation import run_probes
+    from genebench import pipeline
     from genebench.report import plot_categories
-    from genebench.runner import check_output, model_info, model_results, paper_table, restrict, save_run_config
 
     config = config_from_args(args)
-    check_output(args.out, config, overwrite=args.overwrite)
-    data, tasks, embeddings, partner = _encode(args, config, partners=True)
-    embeddings = restrict(embeddings, config)
-    save_run_config(args.out, config)  # once the model has encoded: a failed setup leaves the folder free
-    info = model_info(embeddings, config)
-    results = run_probes(tasks, embeddings, args.out, settings=config.probe_settings(), model_info=info,
-                         dataset_revision=data.revision, config=config.to_dict(), overwrite=args.overwrite,
-                         partner_embeddings=partner)
-    mine = model_results(args.out, info)
-    print(f"\n{info.id} ({config.input} input) on {len(results)} tasks, data revision "
+    data = open_data_from_args(args)
+    done = pipeline.run(config, data, [meta.name for meta in selected_tasks(args, data)], args.out,
+                        overwrite=args.overwrite)
+    table = done.frame
+    print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")
-    print(paper_table(mine).to_markdown(index=False))
-    skipped = sum(r.skipped is not None for r in results)
+    print(pipeline.paper_table(table).to_markdown(index=False))
+    skipped = sum(r.skipped is not None for r in done.results)
     if skipped:
         print(f"\n{skipped} tasks skipped (reasons in their result files).")
-    figures = plot_categories(mine, args.out / "figures" / "categories")
+    figures = plot_categories(table, args.out / "figures" / "categories")
     print(f"\nresults in {args.out}/, figure {figures[0]}")
     return 0

@@ -160,14 +160,17 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
             )
     models = []
     for run in runs:
-        n_parameters = run.model.settings.get("n_parameters")
+        n_parameters = run.model.n_parameters
         size, size_label = size_bucket(n_parameters)
         models.append(
             {
                 "key": run.key,
                 "id": run.model.id,
                 "revision": run.model.revision,
-                "adapter": run.model.adapter,
+                "input": run.model.input,
+                "modality": run.model.modality or run.model.input,
+                "license": run.model.license,
+                "reference": run.model.reference,
                 "n_parameters": n_parameters,
                 "size": size,
                 "size_label": size_label,
@@ -188,7 +191,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "categories": [c for c in CATEGORIES if any(t["category"] == c for t in tasks.values())],
         "task_types": [t for t in TASK_TYPES if t in present],
-        "modalities": sorted({run.model.adapter for run in runs}),
+        "modalities": sorted({run.model.modality or run.model.input for run in runs}),
         "sizes": [
             {"key": key, "label": label}
             for key, label in [*((k, lbl) for k, lbl, _ in SIZE_BUCKETS), ("unknown", "unknown")]

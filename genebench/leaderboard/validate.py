@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from genebench.constants import INPUT_KINDS
 from genebench.errors import SubmissionError
-from genebench.results import ModelInfo, TaskResult
+from genebench.model_info import MODEL_ID, ModelInfo
+from genebench.results import TaskResult
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest result or metadata file accepted (bytes)."""
@@ -33,9 +33,7 @@ MAX_NAME_CHARS = 200
 SCORE_TOLERANCE = 1e-9
 """How far a stored mean or std may be from the one recomputed from its folds."""
 META_FILE = "model_meta.json"
-"""Input modalities a result's `model.adapter` may name."""
 
-_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 _MARKUP = re.compile(r"<\s*[A-Za-z!/?]|javascript\s*:|data\s*:\s*text/html|&#", re.IGNORECASE)
 _FORBIDDEN_CHARS = set('/\\<>:"|?*')
 
@@ -168,26 +166,15 @@ def load_result(path: Path, *, source: str) -> TaskResult:
 
 
 def check_model(model: ModelInfo, *, source: str) -> None:
-    """Check a result's model record: a Hub-style id, a safe revision, a known adapter and no markup."""
+    """Check a result's model record: a Hub-style id, a safe revision and no markup (the input kind and parameter
+    count are checked by `ModelInfo` itself)."""
     check_no_markup(model.model_dump(), what=f"{source} model")
-    if not _MODEL_ID.fullmatch(model.id):
+    if not MODEL_ID.fullmatch(model.id):
         raise SubmissionError(
             f"{source}: expected model.id like 'org/name' (letters, digits, '.', '_', '-'), found {model.id!r}; "
-            "use the model's Hub id."
+            "use the model's Hub id, or name the run with `genebench run --name ORG/NAME`."
         )
     check_safe_name(model.revision, what=f"{source} model.revision")
-    if model.adapter not in INPUT_KINDS:
-        raise SubmissionError(
-            f"{source}: expected model.adapter in {list(INPUT_KINDS)}, found {model.adapter!r}; "
-            "rerun with a known --input."
-        )
-    n_parameters = model.settings.get("n_parameters")
-    if n_parameters is not None and (
-        isinstance(n_parameters, bool) or not isinstance(n_parameters, int) or n_parameters < 0
-    ):
-        raise SubmissionError(
-            f"{source}: expected model.settings.n_parameters to be a non-negative integer, found {n_parameters!r}."
-        )
 
 
 def check_runs(

@@ -34,7 +34,7 @@ def test_second_encode_costs_nothing(hgnc, tmp_path):
     assert second.symbols.tolist() == ["EGFR", "TP53"]
     np.testing.assert_array_equal(second.vectors, first.vectors[[1, 0]])
     assert second.missing == {"unknown_symbol": ["NOTAGENE"]}  # known-missing genes are not retried
-    assert second.model["cache"] == {"path": str(cached.path), "n_from_cache": 3, "n_encoded": 0}
+    assert second.model == first.model == inner.meta.keyed().model_copy(update={"dim": 4})
     cached.encode(["TP53", "HLA-A"])
     assert inner.calls[-1] == ["HLA-A"]
 
@@ -81,7 +81,7 @@ def test_cached_protein_encoding_in_chunks_adds_up_counts(api, esm_protein_dir, 
     cached = CachedEncoder(ProteinAdapter(str(esm_protein_dir), hgnc=hgnc, client=client), cache_dir=tmp_path,
                            chunk_size=1).encode(["TP53", "EGFR", "HLA-A"])
     np.testing.assert_allclose(cached.vectors, whole.vectors, atol=1e-5)
-    assert cached.model["settings"]["n_extra_chunks"] == whole.model["settings"]["n_extra_chunks"]
+    assert cached.model.notes["n_extra_chunks"] == whole.model.notes["n_extra_chunks"]
     assert cached.missing == {"no_sequence": ["HLA-A"]}
 
 

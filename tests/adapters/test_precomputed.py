@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from genebench.data import file_sha256
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.model_info import ModelInfo
 from model_adapters.precomputed import PrecomputedAdapter
 
 SYMBOLS = ["TP53", "ERBB", "p53", "NOTAGENE"]  # ERBB: EGFR's previous symbol; p53: TP53's alias
@@ -26,7 +28,7 @@ def _write(kind: str, folder) -> tuple[object, dict]:
         frame.to_parquet(folder / "t.parquet")
         return folder / "t.parquet", {}
     if kind == "genebench":
-        GeneEmbeddings(SYMBOLS, VECTORS, model={"model_id": "m"}).save(folder / "cache.parquet")
+        GeneEmbeddings(SYMBOLS, VECTORS, model=ModelInfo(id="org/m", input="random")).save(folder / "cache.parquet")
         return folder / "cache.parquet", {}
     if kind == "npy":
         np.save(folder / "t.npy", VECTORS)
@@ -53,9 +55,20 @@ def test_every_format_gives_the_same_normalised_table(kind, hgnc, tmp_path):
     assert result.symbols.tolist() == ["EGFR", "TP53"]
     np.testing.assert_array_equal(result.vectors, VECTORS[[1, 0]])  # TP53's own row wins over its alias p53
     assert result.missing == {"unknown_symbol": ["XYZ1"], "not_in_table": ["HLA-A"]}
-    settings = result.model["settings"]
+    settings = result.model.notes
     assert (settings["n_renamed"], settings["n_unknown"], settings["n_duplicate"]) == (2, 1, 1)
-    assert result.model["input"] == "precomputed" and result.model["dim"] == 3
+    assert result.model.input == "precomputed" and result.model.dim == 3
+
+
+@pytest.mark.parametrize("kind", ["csv", "npy"])
+def test_a_table_is_recorded_by_name_size_and_sha256_never_its_path(kind, hgnc, tmp_path):
+    path, options = _write(kind, tmp_path)
+    model = PrecomputedAdapter(path, hgnc=hgnc, **options).encode(["TP53"]).model
+    sha256 = file_sha256(path)
+    assert model.settings["table"] == {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256}
+    assert model.revision == sha256[:12] and model.id == path.name
+    assert ("index" in model.settings) == (kind == "npy")
+    assert str(tmp_path) not in model.model_dump_json()
 
 
 def test_non_finite_rows_are_dropped_not_served(hgnc, tmp_path):
@@ -63,7 +76,7 @@ def test_non_finite_rows_are_dropped_not_served(hgnc, tmp_path):
     path.write_text("symbol,a,b\nTP53,1,\nEGFR,2,3\n")
     result = PrecomputedAdapter(path, hgnc=hgnc).encode(["TP53", "EGFR"])
     assert result.symbols.tolist() == ["EGFR"]
-    assert result.missing == {"not_in_table": ["TP53"]} and result.model["settings"]["n_non_finite"] == 1
+    assert result.missing == {"not_in_table": ["TP53"]} and result.model.notes["n_non_finite"] == 1
 
 
 def test_bad_tables_are_reported(hgnc, tmp_path):

@@ -33,8 +33,8 @@ def test_protein_vectors_are_residue_means_with_chunking(api, esm_protein_dir, h
     expected = sum(_residue_mean(esm_protein_dir, sequence[i:i + 30]) * len(sequence[i:i + 30]) for i in starts)
     np.testing.assert_allclose(result.vectors[0], expected / len(sequence), atol=1e-4)
     n_chunks = len(starts) + len(range(0, len(PROTEINS["P00533"]), 30))
-    assert result.model["settings"]["n_extra_chunks"] == n_chunks - 2
-    assert result.model["source_version"] == f"uniprot:{api.url('uniprot')}"
+    assert result.model.notes["n_extra_chunks"] == n_chunks - 2
+    assert result.model.source_version == f"uniprot:{api.url('uniprot')}"
 
 
 @pytest.mark.parametrize("region", ["gene", "cds"])
@@ -44,12 +44,12 @@ def test_dna_kmer_model_encodes_ensembl_sequences(api, esm_dna_dir, hgnc, tmp_pa
         ["EGFR", "HLA-A", "TP53"])
     assert result.symbols.tolist() == ["EGFR", "TP53"]
     assert result.missing == {"no_sequence": ["HLA-A"]}
-    assert result.model["settings"]["region"] == region
+    assert result.model.settings["region"] == region
     if region == "cds":  # 21 nt = 3 six-mers + 3 single nucleotides: fits the 16-token context
         np.testing.assert_allclose(result.vectors[0], _residue_mean(esm_dna_dir, CDS["ENST00000275493"]), atol=1e-5)
     else:  # TP53's 300 nt need several 16-token chunks
         assert len(GENOMIC["ENSG00000141510"]) == 300
-        assert result.model["settings"]["n_extra_chunks"] >= 3
+        assert result.model.notes["n_extra_chunks"] >= 3
 
 
 def test_dna_max_bases_truncates(api, esm_dna_dir, hgnc, tmp_path):

@@ -25,8 +25,8 @@ def test_geneformer_vocabulary_gives_input_embedding_rows(geneformer_dir, hgnc):
     assert result.symbols.tolist() == ["EGFR", "TP53"]
     np.testing.assert_array_equal(result.vectors, rows[[3, 2]])
     assert result.missing == {"unknown_symbol": ["NOTAGENE"], "not_in_vocabulary": ["HLA-A"]}
-    assert result.model["pooling"] == "input"
-    assert result.model["settings"]["vocabulary"].startswith("token_dictionary_gc104M.pkl@")
+    assert result.model.pooling == "input"
+    assert result.model.settings["vocabulary"].startswith("token_dictionary_gc104M.pkl@")
 
 
 def test_symbol_keyed_vocabulary_normalises_old_symbols(bert_dir, hgnc):
@@ -54,7 +54,7 @@ def test_symbol_string_input_embeddings_are_averaged(bert_dir, hgnc):
     ids = tokenizer("TP53", add_special_tokens=False)["input_ids"]
     assert len(ids) == 4  # t ##p ##5 ##3
     np.testing.assert_allclose(result.vectors[0], _rows(bert_dir)[ids].mean(0), atol=1e-6)
-    assert result.model["settings"]["vocabulary"] == "symbol-string"
+    assert result.model.settings["vocabulary"] == "symbol-string"
 
 
 @pytest.mark.parametrize("pooling", ["mean", "cls"])
@@ -62,7 +62,7 @@ def test_symbol_string_contextual_pooling(bert_dir, hgnc, pooling):
     result = TokenAdapter(str(bert_dir), hgnc=hgnc, pooling=pooling).encode(["TP53", "EGFR"])
     assert result.vectors.shape == (2, 16) and np.isfinite(result.vectors).all()
     assert not np.allclose(result.vectors[0], result.vectors[1])
-    assert result.model["pooling"] == pooling
+    assert result.model.pooling == pooling
 
 
 def test_bad_pooling_lists_the_choices(bert_dir, hgnc):
@@ -90,4 +90,4 @@ def test_symbol_keyed_tokenizer_vocabulary_is_detected(tmp_path, hgnc):
     result = TokenAdapter(str(tmp_path), hgnc=hgnc).encode(["EGFR", "TP53"])
     np.testing.assert_array_equal(result.vectors, _rows(tmp_path)[[25]])
     assert result.missing == {"not_in_vocabulary": ["TP53"]}
-    assert result.model["settings"]["vocabulary"] == "tokenizer vocabulary (symbol)"
+    assert result.model.settings["vocabulary"] == "tokenizer vocabulary (symbol)"

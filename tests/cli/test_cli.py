@@ -140,7 +140,8 @@ def test_encode_report_and_compare(capsys, data, tmp_path):
     results = tmp_path / "results"
     for seed in (1, 2):
         config = tmp_path / f"m{seed}.yaml"
-        config.write_text(yaml.safe_dump({"model": f"random-{seed}", "input": "random", "adapter": {"seed": seed}}))
+        config.write_text(yaml.safe_dump({"model": "random", "name": f"test/random-{seed}", "input": "random",
+                                          "adapter": {"seed": seed}}))
         assert main(["run", "--config", str(config), "--data", str(data), "--family", "humantfs", "hgnc", "reactome",
                      "--out", str(results / f"m{seed}")]) == 0
     capsys.readouterr()
@@ -149,10 +150,11 @@ def test_encode_report_and_compare(capsys, data, tmp_path):
     assert "random-1" in out and "random-2" in out
     for name in ("report.html", "categories.md", "tasks.csv", "heatmap.png", "heatmap.svg", "categories.svg"):
         assert (tmp_path / "report" / name).stat().st_size > 100, name
-    code, out, err = run(capsys, "compare", results / "m1", results / "m2", "--a", "random-1", "--b", "random-2")
+    code, out, err = run(capsys, "compare", results / "m1", results / "m2", "--a", "test/random-1", "--b",
+                       "test/random-2")
     assert code == 0, err
-    assert "random-1 vs random-2 over 7 shared tasks" in out and "95% bootstrap CI" in out
-    code, _, err = run(capsys, "compare", results / "m1", "--a", "random-1", "--b", "nope")
+    assert "test/random-1 vs test/random-2 over 7 shared tasks" in out and "95% bootstrap CI" in out
+    code, _, err = run(capsys, "compare", results / "m1", "--a", "test/random-1", "--b", "nope")
     assert code == 2 and "model 'nope' has no scored results here" in err
 
 

@@ -43,8 +43,8 @@ def test_readme_main_command_on_a_few_tasks(capsys, tmp_path):
     assert hla["coverage"]["n_covered"] == hla["coverage"]["n_task"] == 44
     assert hla["scores"]["roc_auc"]["mean"] > 0.95  # the HGNC name says "class I" or "class II"
     assert len(hla["scores"]["roc_auc"]["folds"]) == 5
-    assert hla["model"]["settings"]["source_version"]
-    assert hla["model"]["settings"]["n_parameters"] == 22_713_216  # all-MiniLM-L6-v2, for the leaderboard's filter
+    assert hla["model"]["source_version"]
+    assert hla["model"]["n_parameters"] == 22_713_216  # all-MiniLM-L6-v2, for the leaderboard's filter
     assert hla["dataset_revision"]["data_hash"] == BenchmarkData(SNAPSHOT_DIR).revision["data_hash"]
     assert 0.5 < results["N1 network"]["scores"]["roc_auc"]["mean"] < 1.0
     assert (out / "figures" / "categories.svg").exists()

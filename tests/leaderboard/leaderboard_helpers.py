@@ -56,9 +56,6 @@ def result_document(
     """One result as JSON-ready dict, validated through TaskResult, with folds drawn around `level`."""
     name, category, task_type, family, n_entities = task
     folds = np.clip(np.random.default_rng(seed).normal(level, 0.02, size=5), 0.5, 1.0).tolist()
-    settings: dict[str, Any] = {"pooling": "mean"}
-    if n_parameters is not None:
-        settings["n_parameters"] = n_parameters
     document = {
         "genebench_version": "0.1.0",
         "task": {
@@ -74,7 +71,8 @@ def result_document(
             "parent": "UniProt keywords" if task_type == "derived binary" else None,
         },
         "dataset_revision": dataset_revision,
-        "model": {"id": model_id, "revision": "main", "adapter": adapter, "settings": settings},
+        "model": {"id": model_id, "revision": "main", "input": adapter, "pooling": "mean",
+                  "n_parameters": n_parameters},
         "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500},
         "coverage": {"n_covered": n_entities, "n_task": n_entities, "fraction": 1.0},
         "scores": {"roc_auc": {"folds": folds, "mean": float(np.mean(folds)), "std": float(np.std(folds))}},

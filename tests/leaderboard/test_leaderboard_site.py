@@ -41,7 +41,7 @@ def test_leaderboard_data_holds_main_scores(make_results) -> None:
     assert [s["key"] for s in data["sizes"]] == ["small", "medium"]
     assert len(data["tasks"]) == len(TASKS) and data["tasks"][0]["category"] == "genomic properties"
     esm = next(m for m in data["models"] if m["id"] == "facebook/esm2_t33_650M_UR50D")
-    assert (esm["size"], esm["n_parameters"], esm["adapter"]) == ("medium", 650_000_000, "protein")
+    assert (esm["size"], esm["n_parameters"], esm["input"]) == ("medium", 650_000_000, "protein")
     assert esm["meta_href"] == "models/facebook__esm2_t33_650M_UR50D/main/model_meta.json"
     result = next(r for r in runs[1].results if r.task.name == "Pathways")
     assert data["scores"][runs[1].key]["Pathways"] == [result.scores["roc_auc"].mean, result.scores["roc_auc"].std]

@@ -42,7 +42,7 @@ def test_valid_results_load_as_runs(make_results) -> None:
         "sentence-transformers__all-MiniLM-L6-v2/main",
     ]
     minilm = runs[2]
-    assert minilm.model.id == MODEL and minilm.model.adapter == "description"
+    assert minilm.model.id == MODEL and minilm.model.input == "description"
     assert [r.task.name for r in minilm.results] == sorted(TASK_NAMES)
     assert minilm.meta["description"] == f"{MODEL} gene embeddings"
     assert len(minilm.files) == len(TASKS) + 1 and minilm.files[-1].endswith("main/model_meta.json")
@@ -167,11 +167,11 @@ def test_result_in_another_models_folder_is_rejected(run_dir: Path) -> None:
 
 
 def test_unknown_adapter_and_bad_size_are_rejected(run_dir: Path) -> None:
-    edit(first_result(run_dir), lambda d: d["model"].__setitem__("adapter", "telepathy"))
-    with pytest.raises(SubmissionError, match="expected model.adapter in .* found 'telepathy'"):
+    edit(first_result(run_dir), lambda d: d["model"].__setitem__("input", "telepathy"))
+    with pytest.raises(SubmissionError, match="at 'model.input'.*expected an input kind .* found 'telepathy'"):
         validate_results(run_dir.parents[1])
-    edit(first_result(run_dir), lambda d: d["model"].update(adapter="description", settings={"n_parameters": "big"}))
-    with pytest.raises(SubmissionError, match="n_parameters to be a non-negative integer, found 'big'"):
+    edit(first_result(run_dir), lambda d: d["model"].update(input="description", n_parameters=-1))
+    with pytest.raises(SubmissionError, match="at 'model.n_parameters': Input should be greater than or equal"):
         validate_results(run_dir.parents[1])
 
 

@@ -32,7 +32,7 @@
 
   function visibleModels() {
     return data.models.filter(function (m) {
-      return (!state.modality || m.adapter === state.modality) && (!state.size || m.size === state.size);
+      return (!state.modality || m.modality === state.modality) && (!state.size || m.size === state.size);
     });
   }
 
@@ -74,7 +74,7 @@
     var key = function (row) {
       if (sort.col === "rank") { return row.rank; }
       if (sort.col === "model") { return row.model.id + "@" + row.model.revision; }
-      if (sort.col === "input") { return row.model.adapter; }
+      if (sort.col === "input") { return row.model.modality; }
       if (sort.col === "size") { return row.model.n_parameters; }
       if (sort.col === "overall") { return row.overall && row.overall.mean; }
       if (sort.col === "tasks") { return row.overall ? row.overall.n : 0; }
@@ -104,7 +104,7 @@
       var name = tr.appendChild(el("td", { "data-col": "model" }));
       name.appendChild(el("span", { class: "model-id" }, m.id));
       name.appendChild(el("span", { class: "muted revision" }, " @" + m.revision));
-      tr.appendChild(el("td", { "data-col": "input" }, m.adapter));
+      tr.appendChild(el("td", { "data-col": "input", title: m.license ? "licence: " + m.license : "" }, m.modality));
       tr.appendChild(el("td", { "data-col": "size" }, m.size_label));
       categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
       tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
@@ -115,6 +115,11 @@
       links.appendChild(document.createTextNode(" \u00b7 "));
       var results = links.appendChild(el("a", { class: "results-link" }, "results"));
       results.href = m.results_href;
+      if (m.reference) {
+        links.appendChild(document.createTextNode(" \u00b7 "));
+        var reference = links.appendChild(el("a", { class: "reference-link", rel: "noopener" }, "reference"));
+        reference.href = m.reference;
+      }
       body.appendChild(tr);
     });
   }

@@ -1,0 +1,441 @@
+"""The main job, one way through: select tasks, restrict genes, encode, build partner vectors, probe, write.
+
+`run` is what `genebench run` does; each step is a function of its own, so a notebook can stop after any of
+them (`encode` is `genebench encode`). Results are written one file per task as each finishes, so a rerun
+resumes; the summary is made from the results in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from genebench.atomic import write_atomic
+from genebench.constants import INPUT_KINDS
+from genebench.data import BenchmarkData
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import GenebenchError, ResultsError
+from genebench.model_info import MODEL_ID, ModelInfo, file_record
+from genebench.results import (
+    OverwriteStrategy,
+    TaskResult,
+    read_result,
+    result_path,
+    results_frame,
+    summary_table,
+    write_result,
+)
+from genebench.tasks.task import Task
+
+if TYPE_CHECKING:
+    from genebench.probe.engine import TaskScores
+    from genebench.probe.settings import ProbeSettings
+
+logger = logging.getLogger(__name__)
+
+RUN_FILE = "run_config.yaml"
+DEFAULT_MODELS = {"description": "sentence-transformers/all-MiniLM-L6-v2", "bag-of-words": "bag-of-words",
+                  "random": "random"}
+FILE_SETTINGS = ("descriptions", "vocabulary", "index")
+"""Adapter settings that name a local file: recorded in results by name, size and sha256, never by path."""
+
+
+@dataclass
+class RunConfig:
+    """Everything a run depends on; saved with every result, and loadable from a YAML file.
+
+    Attributes:
+        model: Hub id, local folder, or (precomputed) a table file.
+        input: one of `INPUT_KINDS`.
+        name: the id results are filed under, 'org/name' (default: the Hub id; `genebench/<baseline>`);
+            required for precomputed tables and local folders.
+        revision: model revision (commit, tag or branch).
+        adapter: further adapter settings (pooling, description source, region, vocabulary, ...).
+        probe: probe settings (`genebench.probe.ProbeSettings` fields).
+        include_genes / exclude_genes: files of symbols (one per line) restricting every task's genes.
+        common_with: embedding files whose genes every task is restricted to, so models compare on one set.
+        reference / license / n_parameters / modality: metadata shown on the leaderboard.
+    """
+
+    model: str
+    input: str
+    name: str | None = None
+    revision: str | None = None
+    adapter: dict[str, Any] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)
+    include_genes: str | None = None
+    exclude_genes: str | None = None
+    common_with: list[str] = field(default_factory=list)
+    reference: str | None = None
+    license: str | None = None
+    n_parameters: int | None = None
+    modality: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.input not in INPUT_KINDS:
+            from genebench.data import unknown_name_message
+
+            raise GenebenchError(unknown_name_message("input", self.input, list(INPUT_KINDS)))
+        if self.name is not None and not MODEL_ID.fullmatch(self.name):
+            raise GenebenchError(f"--name {self.name!r}: expected 'org/name' (letters, digits, '.', '_', '-'), "
+                                 "e.g. --name my-lab/gene2vec-200.")
+        self.probe_settings()
+        self.model_id()
+
+    def probe_settings(self) -> ProbeSettings:
+        """The checked `ProbeSettings` of `probe`.
+
+        Raises:
+            GenebenchError: an unknown or out-of-range probe setting.
+        """
+        from genebench.probe.settings import ProbeSettings
+
+        try:
+            return ProbeSettings(**self.probe)
+        except (TypeError, ValueError) as exc:
+            raise GenebenchError(f"probe settings {self.probe}: {exc}") from exc
+
+    def model_id(self) -> str:
+        """The id results are filed under: `name`, else the Hub id, else `genebench/<baseline>`.
+
+        Raises:
+            GenebenchError: a precomputed table or a local folder without `name`.
+        """
+        if self.name:
+            return self.name
+        if self.input == "random":
+            return f"genebench/random-{self.adapter.get('dim', 256)}"
+        if self.input == "bag-of-words":
+            return "genebench/bag-of-words"
+        if self.input == "precomputed" or Path(self.model).expanduser().exists():
+            raise GenebenchError(f"--model '{self.model}' is a local file or folder: name it with --name ORG/NAME "
+                                 "(or `name:` in the YAML), the id its results and the leaderboard show.")
+        return self.model
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, **overrides: Any) -> RunConfig:
+        """Read a model YAML (the keys of this class); `overrides` that are not None win."""
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(path).read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise GenebenchError(f"config '{path}': cannot be read as YAML ({exc}).") from exc
+        unknown = sorted(set(loaded) - set(cls.__dataclass_fields__))
+        if not isinstance(loaded, dict) or unknown:
+            raise GenebenchError(f"config '{path}': unknown keys {unknown}; expected keys among "
+                                 f"{sorted(cls.__dataclass_fields__)}.")
+        merged = {**loaded, **{k: v for k, v in overrides.items() if v not in (None, {}, [])}}
+        for key in ("adapter", "probe"):
+            merged[key] = {**loaded.get(key, {}), **overrides.get(key, {})}
+        missing = [k for k in ("model", "input") if not merged.get(k)]
+        if missing:
+            raise GenebenchError(f"config '{path}': missing {missing}; give them in the file or on the command line.")
+        return cls(**merged)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy (what `run_config.yaml` holds, local paths included, so `--config` repeats the run)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def record(self) -> dict[str, Any]:
+        """What results record: `to_dict` with every local file as its name, size and sha256, never its path."""
+        record = self.to_dict()
+        record["model"] = _public(self.model)
+        for key in ("include_genes", "exclude_genes"):
+            record[key] = _public(record[key])
+        record["common_with"] = [_public(path) for path in self.common_with]
+        record["adapter"] = {k: _public(v) if k in FILE_SETTINGS else v for k, v in self.adapter.items()}
+        return record
+
+
+def _public(value: Any) -> Any:
+    """A local file as `file_record`, a local folder as its name; anything else as is."""
+    if not isinstance(value, str) or not value:
+        return value
+    path = Path(value).expanduser()
+    if path.is_file():
+        return file_record(path)
+    return {"folder": path.name} if path.is_dir() else value
+
+
+# -- select -----------------------------------------------------------------------------------------------------
+
+def select_tasks(data: BenchmarkData, names: Sequence[str]) -> list[Task]:
+    """Load the named tasks.
+
+    Raises:
+        GenebenchError: `names` is empty.
+    """
+    if not names:
+        raise GenebenchError("no task matches the selection; list them with `genebench tasks`.")
+    return [data.load_task(name) for name in names]
+
+
+def task_genes(tasks: Sequence[Task]) -> list[str]:
+    """Every gene symbol the tasks need, sorted (the first entity of pair tasks, and gene partners)."""
+    genes: set[str] = set()
+    for task in tasks:
+        genes.update(map(str, task.genes()))
+    return sorted(genes)
+
+
+# -- restrict ---------------------------------------------------------------------------------------------------
+
+def restrict(genes: Sequence[str], config: RunConfig) -> list[str]:
+    """The genes left after `include_genes`, `exclude_genes` and `common_with`, in order.
+
+    Restricting comes before encoding and before partner vectors, so an excluded gene is neither encoded nor
+    part of a gene set's vector.
+    """
+    include = set(_read_symbols(config.include_genes)) if config.include_genes else None
+    exclude = set(_read_symbols(config.exclude_genes)) if config.exclude_genes else set()
+    common = [set(map(str, GeneEmbeddings.load(path).symbols)) for path in config.common_with]
+    kept = [g for g in genes if (include is None or g in include) and g not in exclude
+            and all(g in other for other in common)]
+    if len(kept) < len(genes):
+        logger.info("gene options keep %d of %d genes", len(kept), len(genes))
+    return kept
+
+
+def _read_symbols(path: str) -> list[str]:
+    try:
+        return [line.strip() for line in Path(path).read_text().splitlines() if line.strip()]
+    except OSError as exc:
+        raise GenebenchError(f"gene list '{path}': cannot be read ({exc}); pass a file with one symbol per line.") \
+            from exc
+
+
+# -- encode -----------------------------------------------------------------------------------------------------
+
+def make_encoder(config: RunConfig, data: BenchmarkData):
+    """The adapter for `config`, wrapped in the embedding cache (precomputed tables are read as they are)."""
+    from model_adapters import adapter_settings, get_adapter
+    from model_adapters.cache import CachedEncoder
+
+    settings = dict(config.adapter)
+    if config.revision and "revision" in adapter_settings(config.input):
+        settings["revision"] = config.revision
+    if config.input in ("description", "bag-of-words") and settings.get("source", "refseq") == "refseq":
+        settings.setdefault("descriptions", str(data.descriptions("refseq")))
+    encoder = get_adapter(config.input, config.model, hgnc=data.hgnc(), **settings)
+    return CachedEncoder(encoder) if config.input != "precomputed" else encoder
+
+
+def model_record(encoded: ModelInfo, config: RunConfig) -> ModelInfo:
+    """The adapter's record under the run's name, with the user's metadata (which wins over the adapter's)."""
+    extra = {k: getattr(config, k) for k in ("reference", "license", "n_parameters", "modality")
+             if getattr(config, k) is not None}
+    return encoded.model_copy(update={"id": config.model_id(), **extra})
+
+
+def encode(config: RunConfig, data: BenchmarkData, genes: Sequence[str], encoder=None) -> GeneEmbeddings:
+    """Vectors for `genes`, their model record named and annotated as `config` says."""
+    encoder = encoder or make_encoder(config, data)
+    logger.info("encoding %d genes with %s (%s input)", len(genes), config.model, config.input)
+    embeddings = encoder.encode(list(genes))
+    embeddings.model = model_record(embeddings.model, config)
+    return embeddings
+
+
+# -- partner vectors --------------------------------------------------------------------------------------------
+
+def partner_embeddings(tasks: Sequence[Task], embeddings: GeneEmbeddings, data: BenchmarkData,
+                       encoder) -> GeneEmbeddings | None:
+    """Vectors for the non-gene side of pair tasks, from the families that own those entities.
+
+    Each family with such tasks builds them (`FamilyBuilder.partner_vectors`): gene sets from the (restricted)
+    gene vectors, diseases from their text. None when no selected task needs them.
+    """
+    import numpy as np
+
+    from dataset_builders import get_builder_class
+
+    families = sorted({t.metadata.family for t in tasks if len(t.metadata.entity_types) == 2
+                       and t.metadata.entity_types[1] != "gene"})
+    parts = [part for family in families
+             if (part := get_builder_class(family).partner_vectors(data, embeddings, encoder)) is not None]
+    if not parts:
+        return None
+    return GeneEmbeddings(symbols=np.concatenate([p.symbols for p in parts]),
+                          vectors=np.concatenate([p.vectors for p in parts]), model=embeddings.model)
+
+
+# -- probe and write --------------------------------------------------------------------------------------------
+
+def _is_current(path: Path, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
+                config: dict[str, Any], overwrite: OverwriteStrategy) -> TaskResult | None:
+    """The existing result to keep for this task, or None when it must be (re)computed.
+
+    A result is kept only when it was made from the same vectors (their cache key), probe settings, data
+    and run config, so a resumed run never mixes results of two settings.
+    """
+    if overwrite is OverwriteStrategy.ALWAYS or not path.is_file():
+        return None
+    if overwrite is OverwriteStrategy.NEVER:
+        return read_result(path)
+    try:
+        existing = read_result(path)
+    except ResultsError as exc:
+        logger.warning("%s; recomputing it", exc)
+        return None
+    if existing.model.cache_key != model.cache_key or existing.probe != probe \
+            or existing.dataset_revision != dataset_revision or existing.config != config:
+        logger.info("result '%s' was made from other vectors, probe settings, data or run config; recomputing it",
+                    path)
+        return None
+    return existing
+
+
+def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
+              config: dict[str, Any]) -> TaskResult:
+    """The `TaskResult` of one scored task."""
+    from genebench import __version__
+
+    return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
+                      model=model, probe=probe, coverage=scores.coverage, scores=scores.scores,
+                      main_score=scores.main_score, skipped=scores.skipped,
+                      timing={"probe_seconds": round(scores.seconds, 4)},
+                      date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
+                      diagnostics=scores.diagnostics)
+
+
+def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str | Path, *,
+               settings: ProbeSettings | None = None, dataset_revision: dict[str, Any],
+               config: dict[str, Any] | None = None,
+               overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
+               partner_embeddings: GeneEmbeddings | None = None) -> list[TaskResult]:
+    """Score every task and write one result file per task as soon as it finishes.
+
+    Tasks that cannot be scored (too few covered genes, a single-class fold, ...) get a result whose
+    `skipped` says why; the run goes on. Results already on disk are kept according to `overwrite`, so
+    rerunning an interrupted run only computes what is missing.
+
+    Args:
+        tasks: the tasks to score.
+        embeddings: gene symbol -> vector table, with its `ModelInfo` as `model` (what every adapter returns).
+        out_dir: the results root (see `genebench.results.write_result`).
+        settings: probe settings (defaults when None).
+        dataset_revision: source versions and the built data's hash.
+        config: the run configuration, recorded with every result (`RunConfig.record()`).
+        overwrite: "only-missing" (default), "always" or "never" (see `OverwriteStrategy`).
+        progress: show a tqdm progress bar.
+        partner_embeddings: vectors for non-gene entities of pair tasks.
+
+    Returns:
+        One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
+
+    Raises:
+        ResultsError: `embeddings` carries no model record.
+    """
+    from genebench.probe.engine import iter_task_scores
+    from genebench.probe.settings import ProbeSettings
+
+    if embeddings.model is None:
+        raise ResultsError("embeddings: expected a model record (`embeddings.model`, a ModelInfo) to file results "
+                           "under; set embeddings.model = ModelInfo(id='org/name', input=...).")
+    model, config = embeddings.model, config or {}
+    settings = settings or ProbeSettings()
+    overwrite = OverwriteStrategy.from_str(overwrite)
+    probe = settings.to_dict()
+    results: dict[str, TaskResult] = {}
+    for task in tasks:
+        kept = _is_current(result_path(out_dir, model, task.name), model=model, probe=probe,
+                           dataset_revision=dataset_revision, config=config, overwrite=overwrite)
+        if kept is not None:
+            results[task.name] = kept
+    pending = [task for task in tasks if task.name not in results]
+    needed = {task.metadata.parent for task in pending if task.metadata.parent}
+    parents = [task for task in tasks if task.name in needed and task.name in results]
+    logger.info("%d tasks to score, %d already done", len(pending), len(results))
+    with tqdm(total=len(pending), desc="probing", unit="task", disable=not progress) as bar:
+        for scores in iter_task_scores([*parents, *pending], embeddings, settings,
+                                       partner_embeddings=partner_embeddings):
+            if scores.task.name in results:
+                continue
+            result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config)
+            write_result(result, out_dir)
+            results[scores.task.name] = result
+            bar.set_postfix_str(scores.task.name[:40])
+            bar.update()
+    return [results[task.name] for task in tasks]
+
+
+def check_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
+    """Refuse an output folder that holds another model's run, unless results are to be overwritten."""
+    import yaml
+
+    marker = out / RUN_FILE
+    identity = ("model", "input", "name", "revision", "adapter")
+    if marker.exists() and overwrite != "always":
+        theirs = yaml.safe_load(marker.read_text()) or {}
+        if any(theirs.get(key) != getattr(config, key) for key in identity):
+            raise ResultsError(
+                f"output folder '{out}' holds the results of another run ({theirs.get('model')}, input "
+                f"{theirs.get('input')}); pass another --out, or --overwrite always to replace them."
+            )
+
+
+def save_run_config(out: Path, config: RunConfig) -> None:
+    """Save the run's config as `run_config.yaml` in `out` (atomically); `--config` reads it back to repeat the run."""
+    import yaml
+
+    write_atomic(out / RUN_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
+def paper_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean ± std of each task's main score (AUC) per category and per task type, with coverage."""
+    table = summary_table(results)
+    table = table.assign(**{"AUC (mean ± std)": table["cell"], "coverage": table["coverage"].map("{:.1%}".format)})
+    return table[["by", "group", "n_tasks", "AUC (mean ± std)", "coverage"]]
+
+
+# -- the whole job ----------------------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """What `run` did: the results (in task order), the model they are filed under, and the vectors probed."""
+
+    results: list[TaskResult]
+    model: ModelInfo
+    embeddings: GeneEmbeddings
+    partners: GeneEmbeddings | None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The results as `load_results` would read them back."""
+        return results_frame(self.results)
+
+
+def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: str | Path, *,
+        overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True) -> Run:
+    """Select, restrict, encode, build partner vectors, probe and write: the whole main job.
+
+    The run's config is saved in `out` once the model has encoded, so a failed setup leaves the folder free.
+    """
+    out = Path(out)
+    check_output(out, config, overwrite=str(OverwriteStrategy.from_str(overwrite).value))
+    tasks = select_tasks(data, task_names)
+    genes = task_genes(tasks)
+    kept = restrict(genes, config)
+    encoder = make_encoder(config, data)
+    embeddings = encode(config, data, kept, encoder)
+    report_coverage(embeddings, len(genes))
+    partners = partner_embeddings(tasks, embeddings, data, encoder)
+    save_run_config(out, config)
+    results = run_probes(tasks, embeddings, out, settings=config.probe_settings(), dataset_revision=data.revision,
+                         config=config.record(), overwrite=overwrite, progress=progress, partner_embeddings=partners)
+    return Run(results=results, model=embeddings.model, embeddings=embeddings, partners=partners)
+
+
+def report_coverage(embeddings: GeneEmbeddings, n_genes: int) -> None:
+    """Print how many of the genes asked for got a vector, and why the others did not."""
+    missing = sum(len(v) for v in embeddings.missing.values())
+    print(f"encoded {len(embeddings.symbols)} of {n_genes} genes ({len(embeddings.symbols) / max(n_genes, 1):.1%}); "
+          f"{missing} without a vector: " + ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items()))

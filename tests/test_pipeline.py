@@ -1,0 +1,68 @@
+"""The main job's one way through (select, restrict, encode, partner vectors, probe, write) on the bundled snapshot."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from genebench.constants import SNAPSHOT_DIR
+from genebench.data import BenchmarkData
+from genebench.errors import GenebenchError
+from genebench.pipeline import RunConfig, run, select_tasks, task_genes
+from genebench.results import read_result
+
+SET_TASK = "PerturbQA k562_set dir"
+
+
+@pytest.fixture(scope="module")
+def data() -> BenchmarkData:
+    return BenchmarkData(SNAPSHOT_DIR)
+
+
+def test_excluded_genes_never_reach_a_gene_set_vector(data, tmp_path):
+    genes = set(task_genes(select_tasks(data, [SET_TASK])))
+    clusters = data.auxiliary("perturbqa", "set_mapping")
+    cluster, members = next((c, [g for g in m if g in genes]) for c, m in clusters[["cluster", "genes"]].itertuples(
+        index=False) if sum(g in genes for g in m) >= 3)
+    (tmp_path / "exclude.txt").write_text(members[0] + "\n")
+    config = RunConfig(model="random", input="random", adapter={"dim": 8}, exclude_genes=str(tmp_path / "exclude.txt"))
+    done = run(config, data, [SET_TASK], tmp_path / "results", progress=False)
+    assert members[0] not in set(done.embeddings.symbols)
+    rows = {s: v for s, v in zip(done.embeddings.symbols, done.embeddings.vectors)}
+    vector = done.partners.vectors[list(done.partners.symbols).index(cluster)]
+    np.testing.assert_allclose(vector, np.mean([rows[g] for g in members[1:]], axis=0), rtol=1e-6)
+    assert done.results[0].skipped is None and done.results[0].coverage.n_covered < done.results[0].coverage.n_task
+
+
+def test_a_precomputed_run_is_named_and_its_results_hold_no_local_path(data, tmp_path):
+    table = tmp_path / "private" / "gene2vec.txt"
+    table.parent.mkdir()
+    genes = task_genes(select_tasks(data, ["HLA class I vs class II"]))
+    rng = np.random.default_rng(0)
+    table.write_text("".join(f"{g} " + " ".join(f"{x:.4f}" for x in rng.normal(size=4)) + "\n" for g in genes))
+    (tmp_path / "exclude.txt").write_text("HLA-A\n")
+    with pytest.raises(GenebenchError, match="is a local file or folder: name it with --name ORG/NAME"):
+        RunConfig(model=str(table), input="precomputed")
+    config = RunConfig(model=str(table), input="precomputed", name="my-lab/gene2vec", license="MIT",
+                       reference="https://example.org/gene2vec", exclude_genes=str(tmp_path / "exclude.txt"))
+    out = tmp_path / "results"
+    done = run(config, data, ["HLA class I vs class II"], out, progress=False)
+    model = done.results[0].model
+    assert (model.id, model.license, model.reference) == ("my-lab/gene2vec", "MIT", "https://example.org/gene2vec")
+    assert model.settings["table"]["file"] == "gene2vec.txt"
+    assert model.revision == model.settings["table"]["sha256"][:12]
+    files = [p for p in out.rglob("*.json")]
+    assert len(files) == 2 and read_result(next(p for p in files if p.name != "model_meta.json")) == done.results[0]
+    for path in files:
+        assert str(tmp_path) not in path.read_text(), path
+    assert json.loads(next(p for p in files if p.name == "model_meta.json").read_text())["id"] == "my-lab/gene2vec"
+    assert str(Path(table)) in (out / "run_config.yaml").read_text()  # the local record repeats the run
+
+
+def test_names_default_sensibly_and_must_look_like_org_name():
+    assert RunConfig(model="random", input="random", adapter={"dim": 64}).model_id() == "genebench/random-64"
+    assert RunConfig(model="bag-of-words", input="bag-of-words").model_id() == "genebench/bag-of-words"
+    assert RunConfig(model="org/model", input="description").model_id() == "org/model"
+    with pytest.raises(GenebenchError, match="--name 'my table': expected 'org/name'"):
+        RunConfig(model="random", input="random", name="my table")
