@@ -187,6 +187,7 @@ def test_every_input_kind_has_an_adapter():
     assert tuple(ADAPTERS) == INPUT_KINDS
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_tasks_and_a_rerun_resumes(tmp_path):
     """SIGINT mid-run (the bundled PerturbQA tasks take seconds each): finished files stay, the rerun completes."""
     import os

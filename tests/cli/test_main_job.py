@@ -27,6 +27,7 @@ def test_bundled_snapshot_is_complete_and_small():
     assert data.descriptions("refseq").stat().st_size > 1_000_000
 
 
+@pytest.mark.slow
 def test_readme_main_command_on_a_few_tasks(capsys, tmp_path):
     out = tmp_path / "results"
     code = main(["run", "--model", "sentence-transformers/all-MiniLM-L6-v2", "--input", "description",
