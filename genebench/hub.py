@@ -6,6 +6,7 @@ from pathlib import Path
 
 from genebench.data import BenchmarkData
 from genebench.errors import GenebenchError
+from genebench.network import require_hub
 
 
 def push_data(
@@ -26,6 +27,7 @@ def push_data(
         validate_repo_id(repo_id)
     except HFValidationError as exc:
         raise GenebenchError(f"--repo '{repo_id}': {exc}") from exc
+    require_hub(f"push to '{repo_id}'")
     api = HfApi()
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)

