@@ -66,9 +66,11 @@ class BenchmarkData:
 
     @property
     def revision(self) -> dict[str, Any]:
-        """Source versions per family and a hash of the built files: what results record."""
+        """Source versions per family, a hash of the built files (the revision's id) and its task count: what
+        results record."""
         return {
             "data_hash": self.manifest["data_hash"],
+            "n_tasks": len(self._metadata),
             "hub_id": self.hub_id,
             "hub_revision": self.hub_revision,
             "sources": {name: fam["source_versions"] for name, fam in self.manifest["families"].items()},

@@ -13,22 +13,37 @@ import numpy as np
 import pandas as pd
 
 from genebench.atomic import write_atomic
+from genebench.comparability import Standing, standings
 from genebench.errors import ResultsError
-from genebench.results import summary_table
+from genebench.results import score_cell, summary_table
 from genebench.tasks.metadata import CATEGORIES
 
 TIE = 0.005
 """Two AUCs closer than this count as a tie: the probe's own tolerance against scikit-learn."""
 
 
+def _labelled(results: pd.DataFrame) -> pd.DataFrame:
+    """`results` with a display name per model: its id, plus `@revision` where one id has several revisions."""
+    revisions = results.groupby("model")["revision"].nunique()
+    return results.assign(label=[m if revisions[m] == 1 else f"{m}@{r[:8]}"
+                                 for m, r in zip(results["model"], results["revision"])])
+
+
 def main_scores(results: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, task): the main score's mean and std, its coverage, and a display name per model."""
-    scored = results[results["is_main"] & results["mean"].notna()].copy()
+    scored = _labelled(results)
+    scored = scored[scored["is_main"] & scored["mean"].notna()].copy()
     if scored.empty:
         raise ResultsError("no scored results: every task was skipped or the folder holds no result files.")
-    revisions = scored.groupby("model")["revision"].nunique()
-    scored["label"] = [m if revisions[m] == 1 else f"{m}@{r[:8]}" for m, r in zip(scored["model"], scored["revision"])]
     return scored
+
+
+def run_standings(results: pd.DataFrame) -> list[Standing]:
+    """Each model's task count, coverage, completeness and rank (see `genebench.comparability.standings`)."""
+    rows = _labelled(results)
+    rows = rows[rows["is_main"] | rows["metric"].isna()]  # every task the run holds, scored or skipped
+    return standings(rows.assign(run=rows["label"])[["run", "data_revision", "data_tasks", "task", "mean",
+                                                     "coverage"]])
 
 
 def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -40,82 +55,107 @@ def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def category_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Models × (categories, task types): mean ± std over task AUCs, the paper's table."""
+    """Models × (categories, task types): mean ± std over task AUCs, the paper's table.
+
+    Each model's rank (complete runs of one data revision only), task count, mean coverage and, for an unranked
+    run, why: ranked runs come first, by rank.
+    """
     scored = main_scores(results)
     summary = summary_table(scored.assign(model=scored["label"]))
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
     order = [c for c in (*CATEGORIES, *sorted(set(summary["group"]) - set(CATEGORIES))) if c in table.columns]
     overall = scored.groupby("label")["mean"].agg(["mean", lambda v: float(np.std(v)), "size"])
-    table = table[order]
-    table.insert(0, "all tasks", [f"{overall.loc[m, 'mean']:.3f} ± {overall.loc[m, '<lambda_0>']:.3f}"
-                                  for m in table.index])
-    table.insert(1, "n tasks", [int(overall.loc[m, "size"]) for m in table.index])
-    return table.reset_index().rename_axis(columns=None)
+    ranking = [s for s in run_standings(results) if s.run in table.index]
+    table = table.loc[[s.run for s in ranking], order]
+    table.insert(0, "rank", [s.rank if s.rank else "–" for s in ranking])
+    table.insert(1, "all tasks", [score_cell(overall.loc[s.run, "mean"], overall.loc[s.run, "<lambda_0>"],
+                                             int(overall.loc[s.run, "size"])) for s in ranking])
+    table.insert(2, "n tasks", [s.tasks_label for s in ranking])
+    table.insert(3, "coverage", [f"{s.coverage:.1%}" for s in ranking])
+    table.insert(4, "note", [s.note for s in ranking])
+    return table.fillna("–").reset_index().rename_axis(columns=None)
 
 
-def category_means(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Two frames, models × categories: the mean and the std over tasks of the main score."""
+def category_means(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Three frames, models × categories: the mean, the std and the number of tasks of the main score."""
     scored = main_scores(results)
     grouped = scored.groupby(["label", "category"])["mean"]
     means = grouped.mean().unstack().reindex(columns=[c for c in CATEGORIES if c in set(scored["category"])])
     stds = grouped.agg(lambda v: float(np.std(v))).unstack().reindex(columns=means.columns)
-    return means, stds
+    counts = grouped.size().unstack().reindex(columns=means.columns)
+    return means, stds, counts
+
+
+def _model_labels(results: pd.DataFrame, labels: list[str]) -> list[str]:
+    """Display names for figures: an unranked run says why ("… (partial: 2 of 132 tasks)")."""
+    notes = {s.run: s.note.split(",")[0] for s in run_standings(results)}
+    return [f"{label} ({notes[label]})" if notes.get(label) else label for label in labels]
 
 
 def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
-    """A models × categories heatmap of mean AUC, each cell annotated; written as PNG and SVG."""
+    """A models × categories heatmap of mean AUC, each cell annotated with its value and task count."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    means, _ = category_means(results)
-    fig, ax = plt.subplots(figsize=(1.9 * len(means.columns) + 3, 0.6 * len(means) + 1.8))
+    means, _, counts = category_means(results)
+    order = [s.run for s in run_standings(results) if s.run in means.index]
+    means, counts = means.loc[order], counts.loc[order]
+    labels = _model_labels(results, order)
+    width = 2.0 * len(means.columns) + 0.09 * max(len(label) for label in labels) + 2.5
+    fig, ax = plt.subplots(figsize=(width, 0.75 * len(means) + 2.2))
     image = ax.imshow(means.to_numpy(dtype=float), cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(means.columns)), [c.replace(" ", "\n") for c in means.columns])
-    ax.set_yticks(range(len(means)), means.index)
+    ax.set_xticks(range(len(means.columns)), [c.replace(" ", "\n") for c in means.columns], fontsize=11)
+    ax.set_yticks(range(len(means)), labels, fontsize=11)
     for (row, col), value in np.ndenumerate(means.to_numpy(dtype=float)):
         if np.isfinite(value):
-            ax.text(col, row, f"{value:.3f}", ha="center", va="center", color="white" if value < 0.8 else "black")
-    fig.colorbar(image, ax=ax, label="mean ROC AUC over tasks")
-    ax.set_title("Mean ROC AUC by category")
+            ax.text(col, row, f"{value:.3f}\nn={int(counts.iloc[row, col])}", ha="center", va="center", fontsize=11,
+                    color="white" if value < 0.8 else "black")
+    fig.colorbar(image, ax=ax, label="mean ROC AUC over the category's tasks")
+    ax.set_title("Mean ROC AUC by category (n: tasks per cell)", fontsize=12)
     return _save(fig, path)
 
 
 def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
-    """Mean AUC ± std over tasks per category, every bar labelled; PNG and SVG.
+    """Mean AUC ± std over tasks per category, each bar labelled with its value and task count; PNG and SVG.
 
-    One model: one bar per category. Several: one panel per category, one bar per model.
+    One model: one bar per category. Several: one panel per category, one bar per model. Values sit right of the
+    error bars; a bar over one task has no error bar.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    means, stds = category_means(results)
+    means, stds, counts = category_means(results)
     models, categories = list(means.index), list(means.columns)
     low = min(0.4, float(np.nanmin((means - stds).to_numpy())) - 0.02)
     if len(models) == 1:
-        panels = [(None, categories, means.iloc[0].to_numpy(), stds.iloc[0].to_numpy())]
+        panels = [(None, categories, means.iloc[0].to_numpy(), stds.iloc[0].to_numpy(), counts.iloc[0].to_numpy())]
     else:
-        panels = [(c, models, means[c].to_numpy(), stds[c].to_numpy()) for c in categories]
-    rows = max(len(labels) for _, labels, _, _ in panels)
+        names = dict(zip(models, _model_labels(results, models)))
+        panels = [(c, [names[m] for m in models], means[c].to_numpy(), stds[c].to_numpy(), counts[c].to_numpy())
+                  for c in categories]
+    rows = max(len(labels) for _, labels, *_ in panels)
     fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
-                             figsize=(8, 0.9 + len(panels) * (0.45 + 0.32 * rows)))
-    for ax, (title, labels, values, errors) in zip(axes[:, 0], panels):
+                             figsize=(9, 0.9 + len(panels) * (0.45 + 0.34 * rows)))
+    for ax, (title, labels, values, errors, ns) in zip(axes[:, 0], panels):
         y = np.arange(len(labels))[::-1]
+        errors = np.where(ns > 1, errors, np.nan)  # one task: no spread to show
         ax.barh(y, values - low, left=low, xerr=errors, height=0.7, capsize=3,
                 color=[f"C{i}" for i in range(len(labels))] if title else "C0")
-        for row, value in zip(y, values):
+        for row, value, error, n in zip(y, values, errors, ns):
             if np.isfinite(value):
-                ax.text(low + 0.005, row, f" {value:.3f}", va="center", ha="left", fontsize=8, color="white",
-                        fontweight="bold")
+                ax.text(value + np.nan_to_num(error) + 0.006, row, f"{value:.3f}  n={int(n)}", va="center",
+                        ha="left", fontsize=8)
         ax.set_yticks(y, labels, fontsize=8)
         if title:
             ax.set_title(title, loc="left", fontsize=10)
         ax.axvline(0.5, color="grey", lw=0.8, ls="--")
-    axes[-1, 0].set_xlim(low, 1.0)
-    axes[-1, 0].set_xlabel("ROC AUC, mean ± std over the category's tasks (dashed: chance)")
+    axes[-1, 0].set_xlim(low, 1.12)
+    axes[-1, 0].set_xticks([t for t in axes[-1, 0].get_xticks() if low <= t <= 1.0])
+    axes[-1, 0].set_xlabel("ROC AUC, mean ± std over the category's n tasks (dashed: chance)")
     fig.suptitle("Gene benchmark by category" + ("" if len(models) > 1 else f": {models[0]}"), x=0.02, ha="left")
     fig.tight_layout()
     return _save(fig, path)
@@ -174,10 +214,13 @@ class Comparison:
     ties: int
     losses: int
     largest: pd.DataFrame
+    standings: tuple[Standing, Standing]
 
     def to_text(self) -> str:
         """A short human-readable summary."""
         lines = [
+            *(f"{name}: {s.tasks_label} tasks, coverage {s.coverage:.1%}" + (f" ({s.note})" if s.note else "")
+              for name, s in zip("AB", self.standings)),
             f"{self.a} vs {self.b} over {self.n_tasks} shared tasks",
             f"mean AUC difference (A - B): {self.mean_difference:+.4f}  95% bootstrap CI [{self.ci_low:+.4f}, "
             f"{self.ci_high:+.4f}]",
@@ -209,4 +252,5 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
         ci_low=float(np.quantile(boots, 0.025)), ci_high=float(np.quantile(boots, 0.975)),
         wins=int((diff >= TIE).sum()), ties=int((np.abs(diff) < TIE).sum()), losses=int((diff <= -TIE).sum()),
         largest=largest.reset_index(),
+        standings=tuple(next(s for s in run_standings(results) if s.run == name) for name in (a, b)),
     )

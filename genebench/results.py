@@ -10,7 +10,7 @@ import enum
 import hashlib
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from genebench.atomic import write_atomic
+from genebench.comparability import revision_id, revision_task_count
 from genebench.errors import ResultsError
 from genebench.model_info import ModelInfo
 from genebench.tasks.metadata import TaskMetadata
@@ -155,24 +156,50 @@ def read_result(path: str | Path) -> TaskResult:
 
 
 _COLUMNS = ["model", "revision", "input", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
-            "n_folds", "n_covered", "n_task", "coverage", "skipped", "genebench_version", "date", "path"]
+            "n_folds", "n_covered", "n_task", "coverage", "skipped", "data_revision", "data_tasks", "genebench_version",
+            "date", "path"]
+_KEY = ["model", "revision", "task", "metric"]
 
 
-def load_results(results_dir: str | Path) -> pd.DataFrame:
-    """All results under a folder as a tidy table (see `results_frame`), `path` relative to the folder.
+def load_results(results_dir: str | Path | Sequence[str | Path]) -> pd.DataFrame:
+    """All results under one or more folders as a tidy table (see `results_frame`), `path` relative to its folder
+    and `folder` the folder.
+
+    A model run found twice (the same folder given twice, or copies) is kept once, with a logged note.
 
     Args:
-        results_dir: a results root written by `write_result` (any depth below it is searched).
+        results_dir: a results root written by `write_result` (any depth below it is searched), or several.
 
     Raises:
-        ResultsError: the folder does not exist, or a result file in it is invalid.
+        ResultsError: a folder does not exist, a result file in it is invalid, or two copies of one result
+            disagree.
     """
+    if not isinstance(results_dir, (str, Path)):
+        return _merge_copies([load_results(folder) for folder in results_dir])
     root = Path(results_dir)
     if not root.is_dir():
         raise ResultsError(f"results folder '{root}': expected a folder of result JSON files, found none; "
                            "pass the --out folder of `genebench run`.")
     paths = [path for path in sorted(root.rglob("*.json")) if path.name != META_FILE]
-    return results_frame([read_result(path) for path in paths], [path.relative_to(root).as_posix() for path in paths])
+    table = results_frame([read_result(path) for path in paths], [path.relative_to(root).as_posix() for path in paths])
+    return table.assign(folder=str(root))
+
+
+def _merge_copies(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate tables, keeping one row per (model, revision, task, metric) and noting each run found twice."""
+    table = pd.concat(tables, ignore_index=True)
+    repeated = table[table.duplicated(_KEY, keep=False)]
+    if repeated.empty:
+        return table
+    values = repeated.groupby(_KEY, dropna=False)["mean"].nunique(dropna=False)
+    if (values > 1).any():
+        model, revision, task, _ = values[values > 1].index[0]
+        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' in "
+                           f"{sorted(set(repeated['folder']))}; pass each run once.")
+    for (model, revision), copies in repeated.groupby(["model", "revision"]):
+        logger.warning("model '%s' (%s) was given more than once (%s); its results are counted once.", model,
+                       revision, ", ".join(sorted(set(copies["folder"]))))
+    return table.drop_duplicates(_KEY, keep="first", ignore_index=True)
 
 
 def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = None) -> pd.DataFrame:
@@ -186,7 +213,8 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
 
     Returns:
         Columns: model, revision, input, task, family, category, type, metric, is_main, mean, std,
-        n_folds, n_covered, n_task, coverage, skipped, genebench_version, date, path.
+        n_folds, n_covered, n_task, coverage, skipped, data_revision (the data's id), data_tasks (how many tasks
+        that data revision holds; NaN if unknown), genebench_version, date, path.
     """
     results = list(results)
     if paths is None:
@@ -197,13 +225,25 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "task": result.task.name, "family": result.task.family, "category": result.task.category,
                 "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
+                "data_revision": revision_id(result.dataset_revision),
+                "data_tasks": revision_task_count(result.dataset_revision),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}
         if not result.scores:
             records.append(base | {"metric": np.nan, "is_main": False, "mean": np.nan, "std": np.nan, "n_folds": 0})
         for metric, score in result.scores.items():
             records.append(base | {"metric": metric, "is_main": metric == result.main_score, "mean": score.mean,
                                    "std": score.std, "n_folds": len(score.folds)})
-    return pd.DataFrame.from_records(records, columns=_COLUMNS)
+    return pd.DataFrame.from_records(records, columns=_COLUMNS).astype({"data_tasks": float})
+
+
+def score_cell(mean: float, std: float, n: int = 2) -> str:
+    """ "0.840 ± 0.012" over several values; "0.840 (1 task)" for one, where a std of 0 would mislead.
+
+    Examples:
+        >>> score_cell(0.84, 0.0, 1), score_cell(0.8, 0.1, 2)
+        ('0.840 (1 task)', '0.800 ± 0.100')
+    """
+    return f"{mean:.3f} (1 task)" if n == 1 else f"{mean:.3f} ± {std:.3f}"
 
 
 def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "type"),
@@ -218,7 +258,7 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
 
     Returns:
         One row per (model, revision, grouping, group): n_tasks, mean, std (over tasks, ddof=0), the mean
-        coverage of those tasks, and `cell`, the "mean ± std" string the paper prints.
+        coverage of those tasks, and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
 
     Examples:
         >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
@@ -242,5 +282,5 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
     table = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame()
     if table.empty:
         return pd.DataFrame(columns=["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "cell"])
-    table["cell"] = [f"{m:.3f} ± {s:.3f}" for m, s in zip(table["mean"], table["std"])]
+    table["cell"] = [score_cell(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n_tasks"])]
     return table[["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "cell"]]

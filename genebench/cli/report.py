@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import pandas as pd
-
 from genebench.cli.options import HelpFormatter
 
 REPORT_EPILOG = """\
@@ -26,7 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report = subparsers.add_parser(
         "report", help="tables (markdown, CSV, HTML) and figures over one or more results folders",
         epilog=REPORT_EPILOG, formatter_class=HelpFormatter,
-        description="Per-task and per-category tables and a models x categories heatmap and bar charts.")
+        description="Per-task and per-category tables and a models x categories heatmap and bar charts. Every model "
+                    "shows its task count and coverage; only runs holding every task of one data revision are "
+                    "ranked, partial runs are listed after them, unranked and labelled. A model given twice is "
+                    "counted once.")
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
     report.add_argument("--out", type=Path, default=Path("report"), metavar="DIR", help="report folder")
     report.set_defaults(handler=run_report)
@@ -44,16 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.set_defaults(handler=run_compare)
 
 
-def _load(folders: list[Path]) -> pd.DataFrame:
-    from genebench.results import load_results
-
-    return pd.concat([load_results(folder) for folder in folders], ignore_index=True)
-
-
 def run_report(args: argparse.Namespace) -> int:
     from genebench.report import category_table, write_report
+    from genebench.results import load_results
 
-    results = _load(args.results)
+    results = load_results(args.results)
     written = write_report(results, args.out)
     print(category_table(results).to_markdown(index=False))
     print(f"\nwrote {len(written)} files to {args.out}/ (report.html, tables, heatmap and category figures)")
@@ -62,6 +58,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     from genebench.report import compare
+    from genebench.results import load_results
 
-    print(compare(_load(args.results), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
+    print(compare(load_results(args.results), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
     return 0

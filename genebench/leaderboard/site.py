@@ -8,7 +8,6 @@ file:// and as a static Hugging Face Space (the README.md written beside it carr
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import logging
 import os
@@ -18,9 +17,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
 import pandas as pd
 
 from genebench.atomic import write_atomic
+from genebench.comparability import Standing, revision_id, revision_task_count, standings
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
 from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
 
@@ -76,6 +77,24 @@ def size_bucket(n_parameters: int | None) -> tuple[str, str]:
     return next((key, label) for key, label, bound in SIZE_BUCKETS if n_parameters < bound)
 
 
+def run_standings(runs: Sequence[ModelRun]) -> dict[str, Standing]:
+    """Each run's task count, coverage, completeness and rank, by run key (see `genebench.comparability`)."""
+    rows = [
+        {
+            "run": run.key,
+            "data_revision": revision_id(run.dataset_revision),
+            "data_tasks": revision_task_count(run.dataset_revision),
+            "task": result.task.name,
+            "mean": result.scores[result.main_score].mean if result.skipped is None else float("nan"),
+            "coverage": result.coverage.fraction,
+        }
+        for run in runs
+        for result in run.results
+    ]
+    frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "mean", "coverage"])
+    return {standing.run: standing for standing in standings(frame.astype({"data_tasks": float}))}
+
+
 def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
     """One row per scored (run, task): columns run, model, category, type, task, mean, std (main score)."""
     rows = [
@@ -96,35 +115,48 @@ def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
 
 
 def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
-    """Draw models x categories mean AUC (over tasks) as a PNG at `path`, written atomically."""
+    """Draw models x categories mean AUC (over tasks) as a PNG at `path`, written atomically.
+
+    Rows follow the frame's model order; each cell shows its mean and task count, large enough to read at the
+    width the page shows it.
+    """
     from matplotlib.figure import Figure
 
-    table = frame.pivot_table(index="model", columns="category", values="mean", aggfunc="mean")
-    table = table[[c for c in CATEGORIES if c in table.columns]]
-    table = table.loc[table.mean(axis=1).sort_values(ascending=False).index]
-    label_width = 0.075 * max(len(str(label)) for label in table.index)
-    size = (max(6.0, 2.5 + label_width + 1.5 * table.shape[1]), max(3.5, 2.2 + 0.5 * table.shape[0]))
+    grouped = frame.groupby(["model", "category"], sort=False)["mean"]
+    table, counts = grouped.mean().unstack(), grouped.size().unstack()
+    columns = [c for c in CATEGORIES if c in table.columns]
+    order = list(dict.fromkeys(frame["model"]))
+    table, counts = table.loc[order, columns], counts.loc[order, columns]
+    label_width = 0.11 * max(len(str(label)) for label in table.index)
+    size = (max(8.0, 2.5 + label_width + 1.9 * table.shape[1]), max(3.5, 2.4 + 0.6 * table.shape[0]))
     figure = Figure(figsize=size, layout="constrained")
     axes = figure.add_subplot()
-    image = axes.imshow(table.to_numpy(), cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
-    axes.set_xticks(range(table.shape[1]), table.columns, rotation=30, ha="right")
-    axes.set_yticks(range(table.shape[0]), table.index)
-    for (i, j), value in pd.DataFrame(table.to_numpy()).stack().items():
-        axes.text(j, i, f"{value:.3f}", ha="center", va="center", color="white" if value < 0.75 else "black")
-    figure.colorbar(image, ax=axes, label="mean ROC AUC over tasks")
-    axes.set_title("Models \u00d7 categories")
+    image = axes.imshow(table.to_numpy(dtype=float), cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
+    axes.set_xticks(range(table.shape[1]), [c.replace(" ", "\n") for c in table.columns], fontsize=12)
+    axes.set_yticks(range(table.shape[0]), table.index, fontsize=12)
+    for (i, j), value in np.ndenumerate(table.to_numpy(dtype=float)):
+        if np.isfinite(value):
+            axes.text(j, i, f"{value:.3f}\nn={int(counts.iloc[i, j])}", ha="center", va="center", fontsize=12,
+                      color="white" if value < 0.75 else "black")
+    figure.colorbar(image, ax=axes).set_label("mean ROC AUC over the category's tasks", fontsize=11)
+    axes.set_title("Models \u00d7 categories (n: tasks per cell)", fontsize=13)
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-        figure.savefig(Path(tmp) / "figure.png", dpi=120)
+        figure.savefig(Path(tmp) / "figure.png", dpi=150)
         os.replace(Path(tmp) / "figure.png", path)
     return path
 
 
 def find_figures(dirs: Iterable[Path]) -> list[Path]:
-    """PNG and SVG report figures under `dirs` (regular files within the size limit, PNGs by their magic bytes)."""
+    """Report figures under `dirs`, one per chart: its PNG where there is one, else its SVG (regular files within
+    the size limit, PNGs by their magic bytes)."""
     found = []
     for root in dirs:
-        for path in sorted(Path(root).rglob("*")):
+        paths = sorted(Path(root).rglob("*"))
+        pngs = {p.with_suffix("") for p in paths if p.suffix.lower() == ".png"}
+        for path in paths:
             if path.suffix.lower() not in FIGURE_SUFFIXES or path.is_symlink() or not path.is_file():
+                continue
+            if path.suffix.lower() == ".svg" and path.with_suffix("") in pngs:
                 continue
             if path.stat().st_size > MAX_FILE_BYTES:
                 logger.warning("Skipping figure %s: over %d bytes.", path, MAX_FILE_BYTES)
@@ -133,6 +165,16 @@ def find_figures(dirs: Iterable[Path]) -> list[Path]:
             else:
                 found.append(path)
     return found
+
+
+def figure_caption(path: Path) -> str:
+    """A figure's caption: its name, after the results folder it came from (`run` writes `<out>/figures/`).
+
+    >>> figure_caption(Path("results-minilm/figures/categories.png"))
+    'results-minilm: categories'
+    """
+    name = path.stem.replace("_", " ")
+    return f"{path.parent.parent.name}: {name}" if path.parent.name == "figures" and path.parent.parent.name else name
 
 
 def _href(*parts: str) -> str:
@@ -159,6 +201,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                 },
             )
     models = []
+    standing = run_standings(runs)
     for run in runs:
         n_parameters = run.model.n_parameters
         size, size_label = size_bucket(n_parameters)
@@ -174,7 +217,12 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                 "n_parameters": n_parameters,
                 "size": size,
                 "size_label": size_label,
-                "data_revision": _revision_label(run.dataset_revision),
+                "data_revision": standing[run.key].data_revision,
+                "n_tasks": standing[run.key].n_tasks,
+                "n_expected": standing[run.key].n_expected,
+                "coverage": standing[run.key].coverage,
+                "ranked": standing[run.key].rank is not None,
+                "note": standing[run.key].note,
                 "meta_href": _href("models", run.dir_name, run.model.revision, "model_meta.json"),
                 "results_href": _href("models", run.dir_name, run.model.revision, "results.json"),
             }
@@ -205,12 +253,6 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
     }
 
 
-def _revision_label(revision: dict[str, Any]) -> str:
-    """A short, stable fingerprint of a dataset revision dict."""
-    digest = hashlib.sha256(json.dumps(revision, sort_keys=True, default=str).encode()).hexdigest()
-    return digest[:12]
-
-
 def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = ()) -> Path:
     """Write the leaderboard page, its assets, figures and per-model files into `out_dir`.
 
@@ -233,13 +275,18 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         write_atomic(folder / "results.json", json.dumps(results, indent=1, ensure_ascii=False).encode())
     shown: list[tuple[str, str]] = []
     frame = score_frame(runs)
+    standing = run_standings(runs)
+    order = {key: i for i, key in enumerate(standing)}
+    frame = frame.iloc[sorted(range(len(frame)), key=lambda i: order[frame["run"].iat[i]])]
+    frame["model"] = [f"{model} ({standing[run].note.split(',')[0]})" if standing[run].note else model
+                      for model, run in zip(frame["model"], frame["run"])]
     if not frame.empty:
         plot_category_heatmap(frame, out / "figures" / "heatmap_categories.png")
         shown.append(("figures/heatmap_categories.png", "Mean ROC AUC over tasks, models \u00d7 categories"))
     for i, figure in enumerate(figures):
         name = check_safe_name(f"{i:02d}_{figure.name}", what="figure file")
         write_atomic(out / "figures" / name, figure.read_bytes())
-        shown.append((_href("figures", name), figure.stem.replace("_", " ")))
+        shown.append((_href("figures", name), figure_caption(figure)))
     page = (ASSETS_DIR / "index.html").read_text(encoding="utf-8")
     page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown)))
     index = out / "index.html"

@@ -9,6 +9,7 @@ what to do. Nothing read here is ever executed; strings that look like markup ar
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import unicodedata
@@ -23,6 +24,8 @@ from pydantic import ValidationError
 from genebench.errors import SubmissionError
 from genebench.model_info import MODEL_ID, ModelInfo
 from genebench.results import TaskResult
+
+logger = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest result or metadata file accepted (bytes)."""
@@ -178,7 +181,11 @@ def check_model(model: ModelInfo, *, source: str) -> None:
 
 
 def check_runs(
-    runs: Iterable[ModelRun], *, expected_tasks: Iterable[str] | None = None, expected_data_hash: str | None = None
+    runs: Iterable[ModelRun],
+    *,
+    expected_tasks: Iterable[str] | None = None,
+    expected_data_hash: str | None = None,
+    allow_partial: bool = False,
 ) -> None:
     """Check each run names the expected data revision and holds exactly the expected tasks.
 
@@ -186,6 +193,7 @@ def check_runs(
         runs: Runs from `validate_results`.
         expected_tasks: The task names of the dataset revision. None skips the task-set check.
         expected_data_hash: The `data_hash` of the dataset revision. None skips the revision check.
+        allow_partial: accept runs missing some of the expected tasks (the leaderboard shows them unranked).
     """
     expected = None if expected_tasks is None else set(expected_tasks)
     for run in runs:
@@ -203,7 +211,7 @@ def check_runs(
                 f"results {run.key}: expected only tasks of this dataset revision, found {len(unknown)} unknown: "
                 f"{unknown[:5]}; remove them or rerun against the current data."
             )
-        if missing := sorted(expected - found):
+        if (missing := sorted(expected - found)) and not allow_partial:
             raise SubmissionError(
                 f"results {run.key}: expected all {len(expected)} tasks of the dataset revision, found "
                 f"{len(missing)} missing: {missing[:5]}; rerun `genebench run` for the whole benchmark (it resumes)."
@@ -325,13 +333,18 @@ def validate_results(
 
 
 def merge_runs(groups: Iterable[list[ModelRun]]) -> list[ModelRun]:
-    """Concatenate runs from several folders, rejecting a (model, revision) that appears twice."""
+    """Concatenate runs from several folders; a (model, revision) given twice with the same results is kept once,
+    with a logged note, and one given twice with different results is rejected."""
     merged: dict[str, ModelRun] = {}
     for runs in groups:
         for run in runs:
+            if run.key in merged and merged[run.key].results == run.results:
+                logger.warning("Model %s was given twice (%s and %s); it is shown once.", run.key,
+                               merged[run.key].root, run.root)
+                continue
             if run.key in merged:
                 raise SubmissionError(
-                    f"results {run.key}: duplicate run, found in both {str(merged[run.key].root)!r} and "
+                    f"results {run.key}: two different runs, in {str(merged[run.key].root)!r} and "
                     f"{str(run.root)!r}; pass each model's results once."
                 )
             merged[run.key] = run

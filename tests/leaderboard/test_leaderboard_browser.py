@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+PARTIAL = "tiny-org/two-task-model"
 HOSTILE_TASK = ('Sneaky </script><img src=x onerror="window.__pwned=1"> task', "localization", "binary", "hpa", 40)
 
 pytestmark = [
@@ -35,8 +37,9 @@ pytestmark = [
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
     root = tmp_path_factory.mktemp("results")
     for model_id, (adapter, n_parameters, level) in MODELS.items():
-        tasks = (*TASKS, HOSTILE_TASK) if adapter == "token" else TASKS
-        write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level, tasks=tasks)
+        write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level,
+                    tasks=(*TASKS, HOSTILE_TASK))
+    write_model(root, PARTIAL, level=0.97, tasks=TASKS[:2])  # the best mean, on 2 tasks: shown apart, never ranked
     runs = validate_results(root)
     index = build_site(runs, tmp_path_factory.mktemp("site"), figures=find_figures([root]))
     return index, runs
@@ -69,8 +72,14 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     page.goto(index.as_uri())
     page.wait_for_selector("#summary-table tbody tr")
 
-    # Default: ranked by overall mean AUC over all tasks.
+    # Default: the complete runs ranked by overall mean AUC over all tasks; the partial one apart, unranked.
     assert column(page, "#summary-table", "rank") == ["1", "2", "3"]
+    assert column(page, "#summary-table", "tasks") == ["10 of 10"] * 3
+    assert column(page, "#summary-table", "coverage") == ["100.0%"] * 3
+    assert [m.split(" @")[0] for m in column(page, "#unranked-table", "model")] == [PARTIAL]
+    assert column(page, "#unranked-table", "tasks") == ["2 of 10"]
+    assert column(page, "#unranked-table", "note") == ["partial: 2 of 10 tasks, not ranked"]
+    assert page.locator("#unranked-table td[data-col='rank']").count() == 0
     assert column(page, "#summary-table", "model")[0].startswith("sentence-transformers/all-MiniLM-L6-v2")
     minilm = "sentence-transformers/all-MiniLM-L6-v2"
     assert column(page, "#summary-table", "overall")[0] == overall(runs, minilm)
@@ -107,9 +116,10 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     assert rows[f"{minilm} @main"] == overall(runs, minilm, "regulatory functions")
     assert page.locator(".task-table").count() == 1
     assert page.locator(".task-table tbody tr").count() == 2
+    assert column(page, "#summary-table", "tasks") == ["2 of 2"] * 3
     page.select_option("#filter-category", "")
     page.select_option("#filter-type", "categorical")
-    assert page.inner_text("#filter-status") == "3 of 3 models, 2 of 10 tasks"
+    assert page.inner_text("#filter-status") == "4 of 4 models, 2 of 10 tasks"
     page.click("#filter-reset")
 
     # Per-task tables sort by a model's score.
@@ -132,7 +142,13 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     assert page.evaluate("document.querySelector('#figures img').naturalWidth") > 100, "heatmap PNG loads"
     assert errors == []
 
-    shot = tmp_path / "leaderboard.png"
+    # At 1280 px nothing is cut off: the summary table scrolls inside its box, the page does not.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    box = page.locator('#summary-table th[data-col="overall"]').bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1280
+
+    shot = Path(os.environ.get("GENEBENCH_SCREENSHOT_DIR", tmp_path)) / "leaderboard.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page.close()

@@ -109,11 +109,14 @@ def test_duplicate_task_in_one_run_is_rejected(run_dir: Path) -> None:
         validate_results(run_dir.parents[1])
 
 
-def test_duplicate_run_across_folders_is_rejected(tmp_path: Path) -> None:
+def test_a_run_given_twice_is_kept_once_and_two_different_runs_are_rejected(tmp_path: Path, caplog) -> None:
     first = validate_results(write_model(tmp_path / "a", MODEL).parents[1])
-    second = validate_results(write_model(tmp_path / "b", MODEL).parents[1])
-    with pytest.raises(SubmissionError, match="sentence-transformers__all-MiniLM-L6-v2/main: duplicate run"):
-        merge_runs([first, second])
+    copy = validate_results(write_model(tmp_path / "b", MODEL).parents[1])
+    assert merge_runs([first, copy, first]) == first
+    assert caplog.text.count("was given twice") == 2
+    other = validate_results(write_model(tmp_path / "c", MODEL, level=0.6).parents[1])
+    with pytest.raises(SubmissionError, match="sentence-transformers__all-MiniLM-L6-v2/main: two different runs"):
+        merge_runs([first, other])
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,10 @@
 
   var data = JSON.parse(document.getElementById("leaderboard-data").textContent);
   var FILTERS = ["category", "type", "modality", "size"];
-  var state = { category: "", type: "", modality: "", size: "", summarySort: { col: "rank", desc: false }, taskSort: {} };
+  var state = {
+    category: "", type: "", modality: "", size: "",
+    summarySort: { col: "rank", desc: false }, unrankedSort: { col: "overall", desc: true }, taskSort: {}
+  };
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -59,7 +62,20 @@
     if (sort.col === col) { sort.desc = !sort.desc; } else { sort.col = col; sort.desc = defaultDesc; }
   }
 
+  // Only runs holding every task of one data revision are ranked; the others get a table of their own.
   function renderSummary(tasks, models) {
+    var unranked = models.filter(function (m) { return !m.ranked; });
+    fillSummary("summary-table", state.summarySort, tasks, models.filter(function (m) { return m.ranked; }), true);
+    document.getElementById("unranked").hidden = !unranked.length;
+    fillSummary("unranked-table", state.unrankedSort, tasks, unranked, false);
+  }
+
+  function tasksCell(row, tasks) {
+    var filtered = tasks.length !== data.tasks.length;
+    return (row.overall ? row.overall.n : 0) + " of " + (filtered ? tasks.length : row.model.n_expected);
+  }
+
+  function fillSummary(tableId, sort, tasks, models, ranked) {
     var categories = data.categories.filter(function (c) { return tasks.some(function (t) { return t.category === c; }); });
     var rows = models.map(function (m) {
       var row = { model: m, overall: aggregate(m, tasks), byCategory: {} };
@@ -69,8 +85,7 @@
       return row;
     });
     rows.slice().sort(function (a, b) { return compare(a.overall && a.overall.mean, b.overall && b.overall.mean, true); })
-      .forEach(function (row, i) { row.rank = row.overall ? i + 1 : null; });
-    var sort = state.summarySort;
+      .forEach(function (row, i) { row.rank = ranked && row.overall ? i + 1 : null; });
     var key = function (row) {
       if (sort.col === "rank") { return row.rank; }
       if (sort.col === "model") { return row.model.id + "@" + row.model.revision; }
@@ -78,29 +93,32 @@
       if (sort.col === "size") { return row.model.n_parameters; }
       if (sort.col === "overall") { return row.overall && row.overall.mean; }
       if (sort.col === "tasks") { return row.overall ? row.overall.n : 0; }
+      if (sort.col === "coverage") { return row.model.coverage; }
       var cell = row.byCategory[sort.col.slice(4)];
       return cell && cell.mean;
     };
     rows.sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.rank, b.rank, false); });
 
-    var table = document.getElementById("summary-table");
+    var table = document.getElementById(tableId);
     table.textContent = "";
     var head = el("tr");
     var onSort = function (col) { toggle(sort, col, !["rank", "model", "input"].includes(col)); render(); };
-    sortableHeader(head, "rank", "Rank", sort, onSort);
+    if (ranked) { sortableHeader(head, "rank", "Rank", sort, onSort); }
     sortableHeader(head, "model", "Model", sort, onSort);
     sortableHeader(head, "input", "Input", sort, onSort);
     sortableHeader(head, "size", "Size", sort, onSort);
     categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
     sortableHeader(head, "overall", "Overall", sort, onSort);
     sortableHeader(head, "tasks", "Tasks", sort, onSort);
+    sortableHeader(head, "coverage", "Coverage", sort, onSort);
+    if (!ranked) { head.appendChild(el("th", { scope: "col" }, "Why not ranked")); }
     head.appendChild(el("th", { scope: "col" }, "Details"));
     table.appendChild(el("thead")).appendChild(head);
     var body = table.appendChild(el("tbody"));
     rows.forEach(function (row) {
       var m = row.model;
       var tr = el("tr", { "data-model": m.key });
-      tr.appendChild(el("td", { "data-col": "rank" }, row.rank === null ? "\u2013" : row.rank));
+      if (ranked) { tr.appendChild(el("td", { "data-col": "rank" }, row.rank === null ? "\u2013" : row.rank)); }
       var name = tr.appendChild(el("td", { "data-col": "model" }));
       name.appendChild(el("span", { class: "model-id" }, m.id));
       name.appendChild(el("span", { class: "muted revision" }, " @" + m.revision));
@@ -108,7 +126,9 @@
       tr.appendChild(el("td", { "data-col": "size" }, m.size_label));
       categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
       tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
-      tr.appendChild(el("td", { "data-col": "tasks" }, row.overall ? row.overall.n : 0));
+      tr.appendChild(el("td", { "data-col": "tasks" }, tasksCell(row, tasks)));
+      tr.appendChild(el("td", { "data-col": "coverage" }, (100 * m.coverage).toFixed(1) + "%"));
+      if (!ranked) { tr.appendChild(el("td", { "data-col": "note" }, m.note)); }
       var links = tr.appendChild(el("td", { "data-col": "details" }));
       var meta = links.appendChild(el("a", { class: "meta-link" }, "metadata"));
       meta.href = m.meta_href;
@@ -141,7 +161,8 @@
       rows = rows.slice().sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.name, b.name, false); });
       var details = container.appendChild(el("details", { open: "" }));
       details.appendChild(el("summary", {}, category + " (" + rows.length + " tasks)"));
-      var table = details.appendChild(el("table", { class: "task-table sortable", "data-category": category }));
+      var table = details.appendChild(el("div", { class: "scroll" }))
+        .appendChild(el("table", { class: "task-table sortable", "data-category": category }));
       var head = el("tr");
       var onSort = function (col) { toggle(sort, col, col.indexOf("model:") === 0); render(); };
       sortableHeader(head, "task", "Task", sort, onSort);
@@ -200,8 +221,8 @@
   }
 
   document.getElementById("provenance").textContent =
-    "Generated " + data.generated + " from " + data.models.length + " model runs; data revision(s): " +
-    data.data_revisions.join(", ");
+    "Generated " + data.generated + " from " + data.models.length + " model runs; data revision " +
+    data.data_revisions.join(", ") + ". Ranked: runs holding every task of the data revision.";
   setupFilters();
   renderFigures();
   render();
