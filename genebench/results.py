@@ -162,8 +162,7 @@ _KEY = ["model", "revision", "task", "metric"]
 
 
 def load_results(results_dir: str | Path | Sequence[str | Path]) -> pd.DataFrame:
-    """All results under one or more folders as a tidy table (see `results_frame`), `path` relative to its folder
-    and `folder` the folder.
+    """All results under one or more folders as a tidy table (see `results_frame`), `path` relative to its folder.
 
     A model run found twice (the same folder given twice, or copies) is kept once, with a logged note.
 
@@ -175,22 +174,23 @@ def load_results(results_dir: str | Path | Sequence[str | Path]) -> pd.DataFrame
             disagree.
     """
     if not isinstance(results_dir, (str, Path)):
-        return _merge_copies([load_results(folder) for folder in results_dir])
+        folders = [str(folder) for folder in results_dir]
+        return _merge_copies(folders, [load_results(folder) for folder in folders])
     root = Path(results_dir)
     if not root.is_dir():
         raise ResultsError(f"results folder '{root}': expected a folder of result JSON files, found none; "
                            "pass the --out folder of `genebench run`.")
     paths = [path for path in sorted(root.rglob("*.json")) if path.name != META_FILE]
-    table = results_frame([read_result(path) for path in paths], [path.relative_to(root).as_posix() for path in paths])
-    return table.assign(folder=str(root))
+    return results_frame([read_result(path) for path in paths], [path.relative_to(root).as_posix() for path in paths])
 
 
-def _merge_copies(tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate tables, keeping one row per (model, revision, task, metric) and noting each run found twice."""
-    table = pd.concat(tables, ignore_index=True)
+def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate the tables of `folders`, keeping one row per (model, revision, task, metric) and noting each run
+    found twice."""
+    table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
     repeated = table[table.duplicated(_KEY, keep=False)]
     if repeated.empty:
-        return table
+        return table.drop(columns="folder")
     values = repeated.groupby(_KEY, dropna=False)["mean"].nunique(dropna=False)
     if (values > 1).any():
         model, revision, task, _ = values[values > 1].index[0]
@@ -199,7 +199,7 @@ def _merge_copies(tables: list[pd.DataFrame]) -> pd.DataFrame:
     for (model, revision), copies in repeated.groupby(["model", "revision"]):
         logger.warning("model '%s' (%s) was given more than once (%s); its results are counted once.", model,
                        revision, ", ".join(sorted(set(copies["folder"]))))
-    return table.drop_duplicates(_KEY, keep="first", ignore_index=True)
+    return table.drop_duplicates(_KEY, keep="first", ignore_index=True).drop(columns="folder")
 
 
 def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = None) -> pd.DataFrame:
