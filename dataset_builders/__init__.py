@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
-import importlib
-
 from genebench.errors import UnknownTaskError
+from genebench.registry import Registry
 
-FAMILIES: dict[str, str] = {
+FAMILIES: Registry[str] = Registry("task family", {
     "humantfs": "dataset_builders.humantfs:HumanTFs",
     "hgnc": "dataset_builders.hgnc:HGNC",
     "genecorpus": "dataset_builders.genecorpus:Genecorpus",
@@ -17,15 +15,10 @@ FAMILIES: dict[str, str] = {
     "uniprot_keywords": "dataset_builders.uniprot_keywords:UniProtKeywords",
     "opentargets": "dataset_builders.opentargets:OpenTargets",
     "perturbqa": "dataset_builders.perturbqa:PerturbQA",
-}
+}, error=UnknownTaskError)
 """Family name (= the dataset config name) -> "module:Builder", imported on first use."""
 
 
 def get_builder_class(family: str) -> type:
     """The builder class of a family, e.g. `get_builder_class("humantfs")`."""
-    if family not in FAMILIES:
-        close = difflib.get_close_matches(family, FAMILIES, n=3)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise UnknownTaskError(f"unknown task family '{family}'.{hint} Available: {', '.join(FAMILIES)}.")
-    module, name = FAMILIES[family].split(":")
-    return getattr(importlib.import_module(module), name)
+    return FAMILIES.load(family)

@@ -8,8 +8,6 @@ from pathlib import Path
 ENV_CACHE = "GENEBENCH_CACHE"
 ENV_DATA = "GENEBENCH_DATA"
 
-INPUT_KINDS = ("token", "description", "dna", "protein", "precomputed", "bag-of-words", "random")
-"""How a gene becomes model input: `genebench run --input`, `model_adapters.ADAPTERS`, `ModelInfo.adapter`."""
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 """Precisions a model can run in (`--dtype`); "auto" picks the fastest faithful one for the device."""
 

@@ -9,7 +9,6 @@ files match it, so a half-written family is never accepted.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import logging
@@ -26,6 +25,7 @@ import pyarrow.parquet as pq
 
 from genebench.constants import ENV_DATA, SNAPSHOT_DIR
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
+from genebench.registry import unknown_name_message
 from genebench.tasks.metadata import TaskMetadata
 from genebench.tasks.task import Task
 
@@ -224,14 +224,6 @@ def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
     record = meta.model_dump()
     record["symbol_report"] = json.dumps(record["symbol_report"], sort_keys=True)
     return record
-
-
-def unknown_name_message(kind: str, name: str, known: list[str],
-                         listing: str = "List them with `genebench tasks`.") -> str:
-    """`unknown task 'X'. Did you mean: 'Y'?` plus `listing`: how to see what exists."""
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown {kind} '{name}'.{hint} {listing}"
 
 
 def file_sha256(path: Path) -> str:

@@ -15,8 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from genebench.constants import INPUT_KINDS
-
 MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 """A model id results and the leaderboard accept: 'org/name' (or a bare Hub name), no path."""
 
@@ -29,7 +27,7 @@ class ModelInfo(BaseModel):
     Attributes:
         id: the name results are filed under, 'org/name' (the adapter's Hub id, or `--name`).
         revision: commit hash, version or file hash of the weights; "unknown" when unpinned.
-        input: how a gene became model input (one of `INPUT_KINDS`).
+        input: how a gene became model input (an input kind of `model_adapters.ADAPTERS`).
         pooling: how token vectors became one gene vector ("mean", "cls", "input", "none", ...).
         dim: vector length, when known.
         n_parameters: the model's size (the leaderboard's size filter), when known.
@@ -64,8 +62,10 @@ class ModelInfo(BaseModel):
     @field_validator("input")
     @classmethod
     def _known_input(cls, value: str) -> str:
-        if value not in INPUT_KINDS:
-            raise ValueError(f"expected an input kind among {list(INPUT_KINDS)}, found {value!r}")
+        from model_adapters import ADAPTERS
+
+        if value not in ADAPTERS:
+            raise ValueError(f"expected an input kind among {list(ADAPTERS)}, found {value!r}")
         return value
 
     @field_validator("reference")

@@ -7,18 +7,19 @@ resumes; the summary is made from the results in memory.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 from tqdm.auto import tqdm
 
 from genebench.atomic import write_atomic
-from genebench.constants import INPUT_KINDS
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError, ResultsError
@@ -41,53 +42,95 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RUN_FILE = "run_config.yaml"
-DEFAULT_MODELS = {"description": "sentence-transformers/all-MiniLM-L6-v2", "bag-of-words": "bag-of-words",
-                  "random": "random"}
-FILE_SETTINGS = ("descriptions", "vocabulary", "index")
-"""Adapter settings that name a local file: recorded in results by name, size and sha256, never by path."""
 
 
-@dataclass
-class RunConfig:
-    """Everything a run depends on; saved with every result, and loadable from a YAML file.
+@functools.cache
+def adapter_settings_model() -> type[BaseModel]:
+    """The schema of `adapter:` in a model YAML: every option of every input kind (`model_adapters.ADAPTERS`)."""
+    from model_adapters import options
+
+    fields: dict[str, Any] = {}
+    for option in options().values():
+        kind = Literal[option.choices] if option.choices else option.type  # type: ignore[valid-type]
+        fields[option.name] = (kind | None, Field(default=None, description=option.help))
+    return create_model("AdapterSettings", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+class RunConfig(BaseModel):
+    """Everything a run depends on; saved with every result, and loadable from a YAML file (these keys).
 
     Attributes:
-        model: Hub id, local folder, or (precomputed) a table file.
-        input: one of `INPUT_KINDS`.
+        model: Hub id, local folder, or (precomputed) a table file; default: the input kind's default model.
+        input: an input kind of `model_adapters.ADAPTERS`.
         name: the id results are filed under, 'org/name' (default: the Hub id; `genebench/<baseline>`);
             required for precomputed tables and local folders.
         revision: model revision (commit, tag or branch).
-        adapter: further adapter settings (pooling, description source, region, vocabulary, ...).
+        adapter: the input kind's options (pooling, description source, region, vocabulary, ...).
         probe: probe settings (`genebench.probe.ProbeSettings` fields).
         include_genes / exclude_genes: files of symbols (one per line) restricting every task's genes.
         common_with: embedding files whose genes every task is restricted to, so models compare on one set.
         reference / license / n_parameters / modality: metadata shown on the leaderboard.
     """
 
-    model: str
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
     input: str
     name: str | None = None
     revision: str | None = None
-    adapter: dict[str, Any] = field(default_factory=dict)
-    probe: dict[str, Any] = field(default_factory=dict)
+    adapter: dict[str, Any] = Field(default_factory=dict)
+    probe: dict[str, Any] = Field(default_factory=dict)
     include_genes: str | None = None
     exclude_genes: str | None = None
-    common_with: list[str] = field(default_factory=list)
+    common_with: list[str] = Field(default_factory=list)
     reference: str | None = None
     license: str | None = None
-    n_parameters: int | None = None
+    n_parameters: int | None = Field(default=None, ge=0)
     modality: str | None = None
 
-    def __post_init__(self) -> None:
-        if self.input not in INPUT_KINDS:
-            from genebench.data import unknown_name_message
+    @field_validator("input")
+    @classmethod
+    def _known_input(cls, value: str) -> str:
+        from model_adapters import ADAPTERS
 
-            raise GenebenchError(unknown_name_message("input", self.input, list(INPUT_KINDS)))
-        if self.name is not None and not MODEL_ID.fullmatch(self.name):
-            raise GenebenchError(f"--name {self.name!r}: expected 'org/name' (letters, digits, '.', '_', '-'), "
-                                 "e.g. --name my-lab/gene2vec-200.")
+        return value if ADAPTERS[value] else value  # an unknown kind raises, with close matches
+
+    @field_validator("adapter")
+    @classmethod
+    def _known_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return adapter_settings_model()(**value).model_dump(exclude_none=True)
+
+    @field_validator("name")
+    @classmethod
+    def _org_name(cls, value: str | None) -> str | None:
+        if value is not None and not MODEL_ID.fullmatch(value):
+            raise ValueError(f"expected 'org/name' (letters, digits, '.', '_', '-'), found {value!r}; e.g. "
+                             "--name my-lab/gene2vec-200")
+        return value
+
+    @model_validator(mode="after")
+    def _complete(self) -> RunConfig:
+        from model_adapters import ADAPTERS
+
+        if self.model is None:
+            self.model = ADAPTERS[self.input].default_model
+            if self.model is None:
+                raise ValueError(f"--input {self.input} needs --model (a Hub id, local folder or table file)")
         self.probe_settings()
         self.model_id()
+        return self
+
+    @classmethod
+    def build(cls, source: str = "command line", **values: Any) -> RunConfig:
+        """Validate `values`, turning any error into one `GenebenchError` line that names `source`.
+
+        Raises:
+            GenebenchError: an unknown key or option, a value of the wrong type, or a missing model.
+        """
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise GenebenchError(f"{source}: {_first_error(exc)}") from None
 
     def probe_settings(self) -> ProbeSettings:
         """The checked `ProbeSettings` of `probe`.
@@ -103,21 +146,22 @@ class RunConfig:
             raise GenebenchError(f"probe settings {self.probe}: {exc}") from exc
 
     def model_id(self) -> str:
-        """The id results are filed under: `name`, else the Hub id, else `genebench/<baseline>`.
+        """The id results are filed under: `name`, else the input kind's default name, else the Hub id.
 
         Raises:
             GenebenchError: a precomputed table or a local folder without `name`.
         """
+        from model_adapters import ADAPTERS, adapter_settings
+
+        entry = ADAPTERS[self.input]
         if self.name:
             return self.name
-        if self.input == "random":
-            return f"genebench/random-{self.adapter.get('dim', 256)}"
-        if self.input == "bag-of-words":
-            return "genebench/bag-of-words"
-        if self.input == "precomputed" or Path(self.model).expanduser().exists():
+        if entry.default_name:
+            return entry.default_name.format(**{**adapter_settings(self.input), **self.adapter})
+        if self.input == "precomputed" or Path(str(self.model)).expanduser().exists():
             raise GenebenchError(f"--model '{self.model}' is a local file or folder: name it with --name ORG/NAME "
                                  "(or `name:` in the YAML), the id its results and the leaderboard show.")
-        return self.model
+        return str(self.model)
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> RunConfig:
@@ -128,31 +172,43 @@ class RunConfig:
             loaded = yaml.safe_load(Path(path).read_text()) or {}
         except (OSError, yaml.YAMLError) as exc:
             raise GenebenchError(f"config '{path}': cannot be read as YAML ({exc}).") from exc
-        unknown = sorted(set(loaded) - set(cls.__dataclass_fields__))
-        if not isinstance(loaded, dict) or unknown:
-            raise GenebenchError(f"config '{path}': unknown keys {unknown}; expected keys among "
-                                 f"{sorted(cls.__dataclass_fields__)}.")
+        if not isinstance(loaded, dict):
+            raise GenebenchError(f"config '{path}': expected a mapping of keys among {sorted(cls.model_fields)}, "
+                                 f"found {type(loaded).__name__}.")
         merged = {**loaded, **{k: v for k, v in overrides.items() if v not in (None, {}, [])}}
         for key in ("adapter", "probe"):
-            merged[key] = {**loaded.get(key, {}), **overrides.get(key, {})}
-        missing = [k for k in ("model", "input") if not merged.get(k)]
-        if missing:
-            raise GenebenchError(f"config '{path}': missing {missing}; give them in the file or on the command line.")
-        return cls(**merged)
+            merged[key] = {**(loaded.get(key) or {}), **overrides.get(key, {})}
+        if not merged.get("input"):
+            raise GenebenchError(f"config '{path}': missing 'input'; give it in the file or with --input.")
+        return cls.build(f"config '{path}'", **merged)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready copy (what `run_config.yaml` holds, local paths included, so `--config` repeats the run)."""
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return self.model_dump(mode="json")
 
     def record(self) -> dict[str, Any]:
         """What results record: `to_dict` with every local file as its name, size and sha256, never its path."""
+        from model_adapters import options
+
         record = self.to_dict()
         record["model"] = _public(self.model)
         for key in ("include_genes", "exclude_genes"):
             record[key] = _public(record[key])
         record["common_with"] = [_public(path) for path in self.common_with]
-        record["adapter"] = {k: _public(v) if k in FILE_SETTINGS else v for k, v in self.adapter.items()}
+        files = {name for name, option in options().items() if option.is_file}
+        record["adapter"] = {k: _public(v) if k in files else v for k, v in self.adapter.items()}
         return record
+
+
+def _first_error(exc: ValidationError) -> str:
+    """One line from a pydantic error: where, and what was expected."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"unknown key '{where}'; expected keys among {sorted(RunConfig.model_fields)} (adapter options: see " \
+               "`genebench run --help`)."
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 def _public(value: Any) -> Any:
@@ -222,7 +278,7 @@ def make_encoder(config: RunConfig, data: BenchmarkData):
     settings = dict(config.adapter)
     if config.revision and "revision" in adapter_settings(config.input):
         settings["revision"] = config.revision
-    if config.input in ("description", "bag-of-words") and settings.get("source", "refseq") == "refseq":
+    if "source" in adapter_settings(config.input) and settings.get("source", "refseq") == "refseq":
         settings.setdefault("descriptions", str(data.descriptions("refseq")))
     encoder = get_adapter(config.input, config.model, hgnc=data.hgnc(), **settings)
     return CachedEncoder(encoder) if config.input != "precomputed" else encoder

@@ -1,7 +1,9 @@
 """Model adapters: turn current HGNC gene symbols into vectors, one input kind per module.
 
-Adapters register lazily as "module:Class" strings, so torch and transformers load only when an adapter
-that needs them is asked for.
+`ADAPTERS` is the one list of input kinds: each entry names its adapter lazily ("module:Class", so torch and
+transformers load only when an adapter that needs them is asked for) and declares the options a user may set,
+from which `genebench run`'s flags and the YAML schema are made. Adding an input kind is an adapter module
+and one entry here.
 
 Examples:
     >>> sorted(ADAPTERS)
@@ -10,48 +12,77 @@ Examples:
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import inspect
+from dataclasses import dataclass
 from typing import Any
 
+from genebench.registry import Registry
 from model_adapters.base import AdapterError, GeneEncoder
-
-ADAPTERS: dict[str, str] = {
-    "token": "model_adapters.token:TokenAdapter",
-    "description": "model_adapters.description:DescriptionAdapter",
-    "dna": "model_adapters.dna:DnaAdapter",
-    "protein": "model_adapters.protein:ProteinAdapter",
-    "precomputed": "model_adapters.precomputed:PrecomputedAdapter",
-    "bag-of-words": "model_adapters.baselines:BagOfWordsAdapter",
-    "random": "model_adapters.baselines:RandomAdapter",
-}
+from model_adapters.options import DESCRIPTIONS, HF, MAX_LENGTH, SOURCE, Option
 
 
-def _adapter_class(input_kind: str) -> type:
-    if input_kind not in ADAPTERS:
-        close = difflib.get_close_matches(input_kind, ADAPTERS, n=3)
-        hint = f" Did you mean: {', '.join(repr(c) for c in close)}?" if close else ""
-        raise AdapterError(f"input kind '{input_kind}' is not known.{hint} Valid kinds: {', '.join(ADAPTERS)}; "
-                           "pass --input with one of them.")
-    module_name, class_name = ADAPTERS[input_kind].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+@dataclass(frozen=True)
+class AdapterEntry:
+    """One input kind: its adapter ("module:Class", imported on first use), options and defaults.
+
+    Attributes:
+        target: "module:Class" of the adapter.
+        options: the settings a user may give (a `--flag` and a YAML `adapter:` key each).
+        default_model: the model used when none is given.
+        default_name: the id results are filed under when no `--name` is given, formatted with the settings
+            (e.g. "genebench/random-{dim}"); None: the model's Hub id.
+    """
+
+    target: str
+    options: tuple[Option, ...] = ()
+    default_model: str | None = None
+    default_name: str | None = None
 
 
-def adapter_settings(input_kind: str) -> list[str]:
-    """The keyword settings an input kind's adapter takes (besides `model` and `hgnc`), following
-    `**settings` up to the base class that receives them.
+ADAPTERS: Registry[AdapterEntry] = Registry("input kind", {
+    "token": AdapterEntry("model_adapters.token:TokenAdapter", (
+        Option("vocabulary", "token input: gene -> token id dictionary (pickle or json)", is_file=True), *HF)),
+    "description": AdapterEntry("model_adapters.description:DescriptionAdapter", (SOURCE, DESCRIPTIONS, *HF),
+                                default_model="sentence-transformers/all-MiniLM-L6-v2"),
+    "dna": AdapterEntry("model_adapters.dna:DnaAdapter", (
+        Option("region", "dna input: genomic region or coding sequence", choices=("gene", "cds")),
+        Option("max_bases", "dna input: longest sequence read per gene (bases)", type=int), *HF, MAX_LENGTH)),
+    "protein": AdapterEntry("model_adapters.protein:ProteinAdapter", (*HF, MAX_LENGTH)),
+    "precomputed": AdapterEntry("model_adapters.precomputed:PrecomputedAdapter", (
+        Option("index", "precomputed .npy: a file of symbols, one per row", is_file=True),
+        Option("symbol_column", "precomputed table: the column holding gene symbols"),
+        Option("split", "precomputed Hugging Face dataset: the split to read (default train)"))),
+    "bag-of-words": AdapterEntry("model_adapters.baselines:BagOfWordsAdapter", (
+        SOURCE, DESCRIPTIONS, Option("max_features", "bag-of-words: vocabulary size (default 1024)", type=int)),
+        default_model="bag-of-words", default_name="genebench/bag-of-words"),
+    "random": AdapterEntry("model_adapters.baselines:RandomAdapter", (
+        Option("dim", "random: vector length (default 256)", type=int),
+        Option("seed", "random: the seed fixing each gene's vector (default 0)", type=int)),
+        default_model="random", default_name="genebench/random-{dim}"),
+}, error=AdapterError, listing="Pass --input with one of: token, description, dna, protein, precomputed, "
+                               "bag-of-words, random.")
+"""Input kind -> its adapter, options and defaults: the one list `--input`, the YAML schema and results use."""
+
+
+def options() -> dict[str, Option]:
+    """Every distinct option over all input kinds, by name (an option means the same for every kind)."""
+    return {option.name: option for entry in ADAPTERS.values() for option in entry.options}
+
+
+def adapter_settings(input_kind: str) -> dict[str, Any]:
+    """The keyword settings an input kind's adapter takes (besides `model` and `hgnc`) and their defaults,
+    following `**settings` up to the base class that receives them.
 
     Raises:
         AdapterError: `input_kind` is not one of `ADAPTERS`.
     """
-    names: list[str] = []
-    for cls in _adapter_class(input_kind).__mro__:
+    names: dict[str, Any] = {}
+    for cls in ADAPTERS.load(input_kind).__mro__:
         if "__init__" not in vars(cls):
             continue
         parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]  # without self
-        names += [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                  and p.name not in ("model", "hgnc", *names)]
+        names |= {p.name: p.default for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name not in ("model", "hgnc", *names)}
         if not any(p.kind is p.VAR_KEYWORD for p in parameters):
             break
     return names
@@ -68,7 +99,7 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
     Raises:
         AdapterError: `input_kind` is not one of `ADAPTERS`, or a setting does not apply to it.
     """
-    adapter_class = _adapter_class(input_kind)
+    adapter_class = ADAPTERS.load(input_kind)
     accepted = adapter_settings(input_kind)
     foreign = sorted(set(settings) - set(accepted) - {"hgnc"})
     if foreign:
@@ -77,4 +108,5 @@ def get_adapter(input_kind: str, model: str | None = None, **settings: Any) -> G
     return adapter_class(model, **settings) if model is not None else adapter_class(**settings)
 
 
-__all__ = ["ADAPTERS", "AdapterError", "GeneEncoder", "adapter_settings", "get_adapter"]
+__all__ = ["ADAPTERS", "AdapterEntry", "AdapterError", "GeneEncoder", "Option", "adapter_settings", "get_adapter",
+           "options"]

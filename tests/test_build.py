@@ -106,7 +106,7 @@ def test_truncated_file_is_not_accepted(built, tmp_path):
 
 
 def test_missing_source_and_unknown_family(tmp_path, fixtures):
-    with pytest.raises(UnknownTaskError, match="unknown task family 'humantf'. Did you mean: humantfs"):
+    with pytest.raises(UnknownTaskError, match="unknown task family 'humantf'. Did you mean: 'humantfs'"):
         build_data(tmp_path, ["humantf"], progress=False)
     with pytest.raises(MissingSourceError, match=r"no file matching \['DatabaseExtract_v_1.01.csv'"):
         build_data(tmp_path, ["humantfs"], sources_dir=tmp_path, hgnc=fixtures / "hgnc" / "hgnc_complete_set.txt",

@@ -64,5 +64,25 @@ def test_names_default_sensibly_and_must_look_like_org_name():
     assert RunConfig(model="random", input="random", adapter={"dim": 64}).model_id() == "genebench/random-64"
     assert RunConfig(model="bag-of-words", input="bag-of-words").model_id() == "genebench/bag-of-words"
     assert RunConfig(model="org/model", input="description").model_id() == "org/model"
-    with pytest.raises(GenebenchError, match="--name 'my table': expected 'org/name'"):
-        RunConfig(model="random", input="random", name="my table")
+    with pytest.raises(GenebenchError, match="^command line: name: expected 'org/name' .* found 'my table'"):
+        RunConfig.build(model="random", input="random", name="my table")
+
+
+def test_the_yaml_schema_comes_from_the_adapters_options(tmp_path):
+    config = tmp_path / "model.yaml"
+    config.write_text("input: random\nname: my-lab/noise\nadapter: {dim: 8, seed: 2}\nlicense: MIT\n")
+    loaded = RunConfig.from_yaml(config)
+    assert (loaded.model, loaded.adapter, loaded.model_id()) == ("random", {"dim": 8, "seed": 2}, "my-lab/noise")
+    assert RunConfig.from_yaml(config, adapter={"seed": 5}).adapter == {"dim": 8, "seed": 5}
+    for text, message in (
+        ("input: random\nadapter: {dims: 8}\n", "unknown key 'adapter.dims'"),
+        ("input: random\nadapter: {dim: eight}\n", "adapter.dim: Input should be a valid integer"),
+        ("input: random\nadapter: {region: exon}\n", "adapter.region: Input should be 'gene' or 'cds'"),
+        ("input: randm\n", "unknown input kind 'randm'. Did you mean: 'random'"),
+        ("input: random\nn_parameters: -3\n", "n_parameters: Input should be greater than or equal to 0"),
+        ("input: random\nlearning_rate: 3\n", "unknown key 'learning_rate'; expected keys among"),
+        ("- random\n", "expected a mapping of keys"),
+    ):
+        config.write_text(text)
+        with pytest.raises(GenebenchError, match=f"^config '{config}': .*{message}"):
+            RunConfig.from_yaml(config)

@@ -13,8 +13,6 @@ from genebench.cli.options import (
     open_data_from_args,
     selected_tasks,
 )
-from genebench.constants import DTYPES, INPUT_KINDS
-from genebench.pipeline import DEFAULT_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -38,29 +36,27 @@ The parquet file can be shared and used again with --input precomputed --name OR
 
 
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
+    from model_adapters import ADAPTERS, options
+
     group = parser.add_argument_group("model")
     group.add_argument("--model", metavar="MODEL",
                        help="Hub id or local folder (a table file for --input precomputed); default for "
-                            f"description: {DEFAULT_MODELS['description']}")
-    group.add_argument("--input", choices=INPUT_KINDS, help="how a gene becomes model input")
+                            f"description: {ADAPTERS['description'].default_model}")
+    group.add_argument("--input", choices=list(ADAPTERS), help="how a gene becomes model input")
     group.add_argument("--name", metavar="ORG/NAME",
                        help="the id results and the leaderboard show (default: the Hub id; genebench/random-256, "
                             "genebench/bag-of-words); required for a table file or local folder")
     group.add_argument("--config", type=Path, metavar="YAML", help="read these settings from a model YAML")
     group.add_argument("--revision", help="model revision (commit, tag or branch)")
-    group.add_argument("--pooling", help="token pooling: mean or cls (encoders), input or mean/cls (token input)")
-    group.add_argument("--description-source", choices=("refseq", "ncbi", "hgnc", "csv"),
-                       help="description text: bundled RefSeq summaries (default), live NCBI, HGNC names, or a CSV")
-    group.add_argument("--descriptions", metavar="FILE", help="description CSV (symbol,description) for source csv")
-    group.add_argument("--vocabulary", metavar="FILE", help="token input: gene -> token id dictionary (pickle or json)")
-    group.add_argument("--region", choices=("gene", "cds"), help="dna input: genomic region or coding sequence")
-    group.add_argument("--trust-remote-code", action="store_true",
-                       help="allow the model's own Python code to run (needed by e.g. DNABERT-2, HyenaDNA)")
-    group.add_argument("--device", help="cuda, mps or cpu (default: the best available)")
-    group.add_argument("--dtype", choices=DTYPES,
-                       help="precision of the forward pass (default auto: bf16 on a GPU and on a CPU with native bf16 "
-                            "instructions, else float32; recorded with every result)")
-    group.add_argument("--batch-size", type=int, help="inputs per forward pass")
+    adapter = parser.add_argument_group("adapter options (each applies to the input kinds its help names)")
+    for option in options().values():
+        if option.type is bool:
+            adapter.add_argument(option.cli_flag, dest=f"adapter_{option.name}", action="store_true", default=None,
+                                 help=option.help)
+        else:
+            adapter.add_argument(option.cli_flag, dest=f"adapter_{option.name}", type=option.type,
+                                 choices=option.choices, metavar=None if option.choices else
+                                 ("FILE" if option.is_file else option.name.upper()), help=option.help)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -100,28 +96,22 @@ def config_from_args(args: argparse.Namespace):
     """A `RunConfig` from the command line and an optional YAML (command-line values win)."""
     from genebench.errors import GenebenchError
     from genebench.pipeline import RunConfig
+    from model_adapters import ADAPTERS
 
-    adapter = {key: value for key, value in (
-        ("pooling", args.pooling), ("source", args.description_source), ("descriptions", args.descriptions),
-        ("vocabulary", args.vocabulary), ("region", args.region), ("device", args.device),
-        ("dtype", args.dtype), ("batch_size", args.batch_size), ("trust_remote_code", args.trust_remote_code or None),
-    ) if value is not None}
+    adapter = {key.removeprefix("adapter_"): value for key, value in vars(args).items()
+               if key.startswith("adapter_") and value is not None}
     probe = {k: v for k, v in (("C", getattr(args, "C", None)), ("pair_mode", getattr(args, "pair_mode", None)))
              if v is not None}
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
+    values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,
+              "adapter": adapter, "probe": probe, **extra}
     if args.config:
-        return RunConfig.from_yaml(args.config, model=args.model, input=args.input, name=args.name,
-                                   revision=args.revision,
-                                   adapter=adapter, probe=probe, **extra)
+        return RunConfig.from_yaml(args.config, **values)
     if not args.input:
         raise GenebenchError("choose how genes become model input with --input "
-                             f"{{{','.join(INPUT_KINDS)}}}, or pass --config model.yaml.")
-    model = args.model or DEFAULT_MODELS.get(args.input)
-    if not model:
-        raise GenebenchError(f"--input {args.input} needs --model (a Hub id, local folder or table file).")
-    return RunConfig(model=model, input=args.input, name=args.name, revision=args.revision, adapter=adapter,
-                     probe=probe, **extra)
+                             f"{{{','.join(ADAPTERS)}}}, or pass --config model.yaml.")
+    return RunConfig.build(**{k: v for k, v in values.items() if v is not None})
 
 
 def run_encode(args: argparse.Namespace) -> int:

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from genebench.data import BenchmarkData, open_data, unknown_name_message
+from genebench.data import BenchmarkData, open_data
 from genebench.errors import UnknownTaskError
+from genebench.registry import unknown_name_message
 from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, TaskMetadata
 from genebench.tasks.task import Task
 
