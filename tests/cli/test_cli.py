@@ -119,7 +119,7 @@ def test_run_input_errors(capsys, data, tmp_path):
     config = tmp_path / "bad.yaml"
     config.write_text("model: m\ninput: random\nlearning_rate: 3\n")
     code, _, err = run(capsys, "run", "--config", config, "--data", data)
-    assert code == 2 and "unknown keys ['learning_rate']" in err
+    assert code == 2 and "unknown key 'learning_rate'; expected keys among" in err
 
 
 def test_a_setting_that_does_not_apply_fails_early_and_leaves_the_folder_free(capsys, data, tmp_path):
