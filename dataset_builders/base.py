@@ -95,6 +95,29 @@ class RawTask:
 
 
 @dataclass
+class FamilyRead:
+    """What reading a family's sources gives (`FamilyBuilder.read_family`).
+
+    Attributes:
+        rows: one row per (task, entity) in the long layout (`FEATURES`).
+        tasks: the metadata of every built task, derived ones included.
+        auxiliary: tables besides task rows (`<family>/<name>.parquet`), e.g. opentargets' diseases.
+        skipped_tasks: declared tasks the sources cannot give -> why.
+        sources: the sources read (those of the configured release).
+        source_versions: source key -> the version read (local copies named).
+        hgnc: the HGNC table symbols were normalised with.
+    """
+
+    sources: dict[str, Source]
+    source_versions: dict[str, str]
+    hgnc: pd.DataFrame
+    rows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    tasks: list[TaskMetadata] = field(default_factory=list)
+    auxiliary: dict[str, pd.DataFrame] = field(default_factory=dict)
+    skipped_tasks: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class FamilyConfig(datasets.BuilderConfig):
     """Options every family shares.
 
@@ -156,46 +179,58 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             citation=self.CITATION,
         )
 
-    def _split_generators(self, dl_manager: datasets.DownloadManager) -> list[datasets.SplitGenerator]:
-        paths = {key: self._fetch(dl_manager, key, source) for key, source in self.SOURCES.items()}
-        self.source_versions = {key: self._source_version(key, source) for key, source in self.SOURCES.items()}
+    def sources(self) -> dict[str, Source]:
+        """The sources this build reads: `SOURCES`, or those of the configured release (families with releases
+        override this)."""
+        return self.SOURCES
+
+    def split_names(self) -> list[tuple[str, int]]:
+        """(split name, fold code) of each split: fold_0..fold_{k-1}, or PerturbQA's train and test."""
+        if self.SPLITS == "cv":
+            return [(f"fold_{k}", k) for k in range(self.config.n_folds)]
+        return list(zip(TRAIN_TEST_SPLITS, (TRAIN_ONLY, 0)))
+
+    def read_family(self, dl_manager: datasets.DownloadManager) -> FamilyRead:
+        """Fetch the sources and build every task: rows, metadata, auxiliary tables and source versions.
+
+        Nothing is kept on the builder, so a builder whose splits come from a warm `datasets` cache (where
+        `_split_generators` never runs) loses nothing.
+        """
+        sources = self.sources()
+        paths = {key: self._fetch(dl_manager, key, source) for key, source in sources.items()}
         mapper = SymbolMapper.from_file(self._fetch(dl_manager, "hgnc", HGNC_SOURCE))
-        self.source_versions["hgnc"] = mapper.version
-        self.hgnc_table = mapper.table
-        self.auxiliary: dict[str, pd.DataFrame] = {}
-        """Tables a family exports besides its task rows (`<family>/<name>.parquet`), filled by `read_tasks`."""
-        self.skipped_tasks: dict[str, str] = {}
-        """Declared tasks the sources cannot give (task name -> reason), filled by `read_tasks`."""
-        frames, self.task_metadata = [], []
-        for raw in self.read_tasks(paths, mapper):
+        versions = {key: self._source_version(key, source) for key, source in sources.items()}
+        read = FamilyRead(sources=sources, source_versions={**versions, "hgnc": mapper.version}, hgnc=mapper.table)
+        frames = []
+        for raw in self.read_tasks(paths, mapper, read):
             try:
-                rows, metadata = self._materialise(raw, mapper)
+                rows, metadata = self._materialise(raw, mapper, read)
             except NothingToScoreError as exc:
-                self.skipped_tasks[raw.spec.name] = str(exc)
+                read.skipped_tasks[raw.spec.name] = str(exc)
                 logger.warning("%s: skipped '%s': %s", self.FAMILY, raw.spec.name, exc)
                 continue
             frames.append(rows)
-            self.task_metadata.extend(metadata)
-        self.rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FEATURES))
-        if self.SPLITS == "cv":
-            names = [f"fold_{k}" for k in range(self.config.n_folds)]
-            codes = list(range(self.config.n_folds))
-        else:
-            names, codes = list(TRAIN_TEST_SPLITS), [TRAIN_ONLY, 0]
-        return [datasets.SplitGenerator(name=name, gen_kwargs={"fold": code}) for name, code in zip(names, codes)]
+            read.tasks.extend(metadata)
+        read.rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(FEATURES))
+        return read
 
-    def _generate_examples(self, fold: int) -> Iterator[tuple[str, dict[str, Any]]]:
-        part = self.rows[self.rows["fold"] == fold]
-        for task, entity, entity_2, labels, value in zip(
-            part["task"], part["entity"], part["entity_2"], part["labels"], part["value"]
+    def _split_generators(self, dl_manager: datasets.DownloadManager) -> list[datasets.SplitGenerator]:
+        rows = self.read_family(dl_manager).rows
+        return [datasets.SplitGenerator(name=name, gen_kwargs={"rows": rows[rows["fold"] == code]})
+                for name, code in self.split_names()]
+
+    def _generate_examples(self, rows: pd.DataFrame) -> Iterator[tuple[str, dict[str, Any]]]:
+        for task, entity, entity_2, labels, value, fold in zip(
+            rows["task"], rows["entity"], rows["entity_2"], rows["labels"], rows["value"], rows["fold"]
         ):
             yield f"{task}|{entity}|{entity_2}", {
                 "task": task, "entity": entity, "entity_2": entity_2, "labels": labels,
                 "value": value, "fold": fold,
             }
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
-        """Parse the family's source files into raw tasks. Families implement this."""
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
+        """Parse the family's source files into raw tasks; tables besides task rows go in `read.auxiliary`, declared
+        tasks the sources cannot give in `read.skipped_tasks`. Families implement this."""
         raise NotImplementedError
 
     # -- sources -----------------------------------------------------------------------------------------
@@ -270,7 +305,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
 
     # -- materialising tasks ------------------------------------------------------------------------------
 
-    def _materialise(self, raw: RawTask, mapper: SymbolMapper) -> tuple[pd.DataFrame, list[TaskMetadata]]:
+    def _materialise(self, raw: RawTask, mapper: SymbolMapper, read: FamilyRead
+                     ) -> tuple[pd.DataFrame, list[TaskMetadata]]:
         spec, rows = raw.spec, raw.rows.copy()
         n_raw = len(rows)
         rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper, keep_unresolved=raw.keep_rows)
@@ -304,7 +340,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             folds = np.where(rows["split"] == "test", 0, TRAIN_ONLY)
         report = {**symbol_report, "n_source_rows": n_raw, "n_conflicting": n_conflicts, "n_below_min_class": dropped}
         logger.info("%s: %d rows (from %d source rows; %s)", spec.name, len(rows), n_raw, report)
-        metadata = self._metadata(raw, label_names, len(rows), report)
+        metadata = self._metadata(raw, label_names, len(rows), report, read)
         out = pd.DataFrame({
             "task": spec.name,
             "entity": rows["entity"].to_numpy(),
@@ -327,8 +363,9 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             ]  # a label (nearly) every gene has leaves too few negatives to score
         return out, [metadata, *derived]
 
-    def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict) -> TaskMetadata:
-        source = self.SOURCES[raw.source_key]
+    def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict,
+                  read: FamilyRead) -> TaskMetadata:
+        source = read.sources[raw.source_key]
         notes = " ".join([raw.spec.notes, *raw.notes]).strip()
         return TaskMetadata(
             **{**raw.spec.model_dump(), "notes": notes},
@@ -338,10 +375,10 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             n_folds=self.config.n_folds if raw.spec.evaluation == "cv" else 1,
             seed=self.config.seed,
             source_url=source.url,
-            source_version=self.source_versions[raw.source_key],
+            source_version=read.source_versions[raw.source_key],
             license=self.LICENSE,
             citation=self.CITATION.strip(),
-            hgnc_version=self.source_versions["hgnc"],
+            hgnc_version=read.source_versions["hgnc"],
             symbol_report=report,
         )
 

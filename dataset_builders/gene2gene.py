@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, RawTask, Source, open_text
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, open_text
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -53,7 +53,7 @@ class Gene2Gene(FamilyBuilder):
         ),
     )
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         parts = [read_pairs(paths[f"{part}_text"], paths[f"{part}_label"]) for part in PARTS]
         yield RawTask(spec=self.TASKS[0], rows=pd.concat(parts, ignore_index=True), source_key="train_text",
                       label_names=tuple(LABELS.values()))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, RawTask, Source, read_table
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, read_table
 from genebench.errors import SourceFormatError
 from genebench.safe_pickle import safe_load
 from genebench.symbols import SymbolMapper
@@ -85,7 +85,7 @@ class Genecorpus(FamilyBuilder):
         for name, (key, (negative, positive), category, aliases, notes) in _TASKS.items()
     )
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         for spec in self.TASKS:
             key, label_names = _TASKS[spec.name][:2]
             classes = read_class_dict(paths[key])

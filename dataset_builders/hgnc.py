@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import HGNC_SOURCE, FamilyBuilder, RawTask
+from dataset_builders.base import HGNC_SOURCE, FamilyBuilder, FamilyRead, RawTask
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
 
@@ -44,7 +44,7 @@ class HGNC(FamilyBuilder):
         ),
     )
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         yield hla_classes(mapper.table, self.TASKS[0])
 
 

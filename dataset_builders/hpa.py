@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, FamilyConfig, RawTask, Source, read_table
+from dataset_builders.base import FamilyBuilder, FamilyConfig, FamilyRead, RawTask, Source, read_table
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -130,17 +130,17 @@ below); v18.1 has 22 columns, so only Chromosome, Protein class, Subcellular loc
 'RNA ... specificity' tasks (from v18's 'RNA ... category', with older class names) can be built from it.
 Classes below 5 genes are dropped (the reference's -cth)."""
 
-    def _split_generators(self, dl_manager):  # noqa: ANN001, ANN202 - the datasets signature
-        self.SOURCES = {"proteinatlas": release_source(self.config.release)}
-        return super()._split_generators(dl_manager)
+    def sources(self) -> dict[str, Source]:
+        return {"proteinatlas": release_source(self.config.release)}
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         named = re.search(r"_(v\d+(?:\.\d+)?)[_.]", paths["proteinatlas"].name)
         if named and named.group(1) != self.config.release:  # a local copy that names another release
-            self.source_versions["proteinatlas"] = f"{named.group(1)} (local: {paths['proteinatlas'].name})"
-        tasks, self.skipped_tasks = parse_proteinatlas(paths["proteinatlas"], self.TASKS, mapper)
-        if self.skipped_tasks:
-            names = list(self.skipped_tasks)
+            read.source_versions["proteinatlas"] = f"{named.group(1)} (local: {paths['proteinatlas'].name})"
+        tasks, skipped = parse_proteinatlas(paths["proteinatlas"], self.TASKS, mapper)
+        read.skipped_tasks.update(skipped)
+        if skipped:
+            names = list(skipped)
             logger.warning("hpa: skipped %d of %d tasks that '%s' cannot give (%s%s); the dataset card lists why",
                            len(names), len(self.TASKS), paths["proteinatlas"].name, ", ".join(names[:4]),
                            ", ..." if len(names) > 4 else "")

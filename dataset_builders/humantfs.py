@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from dataset_builders.base import FamilyBuilder, RawTask, Source, read_table
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, read_table
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -51,7 +51,7 @@ class HumanTFs(FamilyBuilder):
         ),
     )
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         yield parse_extract(paths["extract"], self.TASKS[0])
 
 

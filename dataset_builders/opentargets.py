@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dataset_builders.base import FamilyBuilder, FamilyConfig, RawTask, Source
+from dataset_builders.base import FamilyBuilder, FamilyConfig, FamilyRead, RawTask, Source
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
@@ -106,9 +106,8 @@ The reference averages scores of Ensembl ids that mygene maps to the same symbol
 HGNC, one id per gene, and a pair with conflicting scores is dropped (counted as n_conflicting).
 "Therapeutic areas" is not a reference task."""
 
-    def _split_generators(self, dl_manager):  # noqa: ANN001, ANN202 - the datasets signature
-        self.SOURCES = release_sources(self.config.release)
-        return super()._split_generators(dl_manager)
+    def sources(self) -> dict[str, Source]:
+        return release_sources(self.config.release)
 
     @classmethod
     def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
@@ -123,12 +122,12 @@ HGNC, one id per gene, and a pair with conflicting scores is dropped (counted as
         texts = [f"Disease {name}: {text}".strip() for name, text in zip(diseases["name"], diseases["description"])]
         return adapter.encode_entities(diseases["id"].astype(str).tolist(), texts)
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         associations = read_parquet_dir(paths["associations"], ASSOCIATION_COLUMNS)
         diseases = read_parquet_dir(paths["diseases"], DISEASE_COLUMNS)
-        self.auxiliary["diseases"] = disease_table(diseases)
+        read.auxiliary["diseases"] = disease_table(diseases)
         yield association_task(associations, self.TASKS[0])
-        yield therapeutic_area_task(associations, self.auxiliary["diseases"], self.TASKS[1],
+        yield therapeutic_area_task(associations, read.auxiliary["diseases"], self.TASKS[1],
                                     min_score=self.config.therapeutic_area_min_score)
 
 

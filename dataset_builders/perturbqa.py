@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, FamilyConfig, RawTask, Source, read_table
+from dataset_builders.base import FamilyBuilder, FamilyConfig, FamilyRead, RawTask, Source, read_table
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import SourceFormatError
@@ -124,11 +124,11 @@ unchanged; only symbols are renamed to current HGNC (unresolved ones kept as pub
                               vectors=np.stack(vectors) if vectors else np.zeros((0, dim), np.float32),
                               model=embeddings.model)
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
-        self.auxiliary["gse"] = pd.concat(
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
+        read.auxiliary["gse"] = pd.concat(
             [read_gse(paths[f"k562_{kind}-gse"], kind, skip_empty=self.config.gse_skip_empty) for kind in GSE_KINDS],
             ignore_index=True)
-        self.auxiliary["set_mapping"] = read_set_mapping(paths["k562_set-mapping"])
+        read.auxiliary["set_mapping"] = read_set_mapping(paths["k562_set-mapping"])
         for spec in self.TASKS:
             _, line, kind = spec.name.split(" ")
             yield read_pairs(paths[f"{line}-{kind}"], spec, source_key=f"{line}-{kind}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, RawTask, Source, open_text
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, open_text
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -61,7 +61,7 @@ class Reactome(FamilyBuilder):
         ),
     )
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         pathways = read_gmt(paths["gmt"])
         chosen = paths["relation"]
         others = [p for p in self.local_candidates("relation", self.SOURCES["relation"]) if p != chosen]
@@ -76,7 +76,7 @@ class Reactome(FamilyBuilder):
                 task = top_level_task(pathways, read_relations(relation), self.TASKS[0], paths["gmt"], relation)
             except ReleaseMismatchError:
                 continue
-            self.source_versions["relation"] = f"{self.SOURCES['relation'].version} (local: {relation.name})"
+            read.source_versions["relation"] = f"{read.sources['relation'].version} (local: {relation.name})"
             yield task
             return
         raise ReleaseMismatchError(

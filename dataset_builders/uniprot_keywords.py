@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, RawTask, Source, open_text, read_table
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, open_text, read_table
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -88,7 +88,7 @@ The reference keys each reviewed entry by its first gene name, from the full JSO
 table keys genes by Entrez GeneID (entries without one are missing), so its gene counts are lower than the
 paper's (e.g. Ligand 4,015 vs 6,673 genes: the Ligand category grew in 2024)."""
 
-    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper) -> Iterable[RawTask]:
+    def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         categories = read_keyword_list(paths["keywords"])
         pairs, entity_id, n_nameless = read_entries(paths["entries"])
         yield from category_tasks(pairs, categories, self.TASKS, entity_id=entity_id, n_nameless=n_nameless,

@@ -11,9 +11,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
-import os
 import shutil
-import tempfile
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,6 +24,7 @@ import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from dataset_builders import FAMILIES, get_builder_class
+from dataset_builders.base import FEATURES
 from genebench import __version__
 from genebench.atomic import write_atomic
 from genebench.card import write_card
@@ -91,52 +90,50 @@ def _build_family(name: str, staging: Path, *, sources_dir: str | Path | None, h
                   n_folds: int) -> tuple[dict[str, Any], pd.DataFrame]:
     cls = get_builder_class(name)
     staging.mkdir(parents=True)
-    with tempfile.TemporaryDirectory(prefix="genebench-build-") as cache:
-        builder = cls(
-            cache_dir=cache,
-            sources_dir=str(sources_dir) if sources_dir else None,
-            hgnc=str(hgnc) if hgnc else None,
-            seed=seed,
-            n_folds=n_folds,
-        )
-        datasets.disable_progress_bars()
-        try:
-            builder.download_and_prepare(download_config=datasets.DownloadConfig(cache_dir=str(downloads_dir())))
-        finally:
-            datasets.enable_progress_bars()
-        splits = builder.as_dataset()
-        files = []
-        for split, dataset in splits.items():
-            pq.write_table(dataset.data.table, staging / f"{split}.parquet")
-            files.append(f"{name}/{split}.parquet")
-        pq.write_table(metadata_table(builder.task_metadata), staging / "tasks.parquet")
-        files.append(f"{name}/tasks.parquet")
-        auxiliary = {}
-        for table_name, table in sorted(builder.auxiliary.items()):
-            _write_parquet(table, staging / f"{table_name}.parquet")
-            files.append(f"{name}/{table_name}.parquet")
-            auxiliary[table_name] = {"path": f"{name}/{table_name}.parquet", "config": f"{name}_{table_name}",
-                                     "n_rows": len(table)}
-        entry = {
-            "description": cls.DESCRIPTION.strip(),
-            "homepage": cls.HOMEPAGE,
-            "license": cls.LICENSE,
-            "citation": cls.CITATION.strip(),
-            "sources": {key: {"url": s.url, "version": s.version} for key, s in builder.SOURCES.items()},
-            "source_versions": builder.source_versions,
-            "splits": list(splits),
-            "n_rows": int(sum(len(d) for d in splits.values())),
-            "n_tasks": len(builder.task_metadata),
-            "auxiliary": auxiliary,
-            "differences": cls.DIFFERENCES.strip(),
-            "skipped_tasks": builder.skipped_tasks,
-            "seed": seed,
-            "n_folds": n_folds,
-            "files": files,
-            "built_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "genebench_version": __version__,
-        }
-        return entry, builder.hgnc_table
+    builder = cls(sources_dir=str(sources_dir) if sources_dir else None, hgnc=str(hgnc) if hgnc else None, seed=seed,
+                  n_folds=n_folds)
+    download = datasets.DownloadManager(dataset_name=name,
+                                        download_config=datasets.DownloadConfig(cache_dir=str(downloads_dir())))
+    datasets.disable_progress_bars()
+    try:
+        read = builder.read_family(download)
+        splits = {split: datasets.Dataset.from_pandas(read.rows[read.rows["fold"] == code], features=FEATURES,
+                                                      preserve_index=False)
+                  for split, code in builder.split_names()}
+    finally:
+        datasets.enable_progress_bars()
+    files = []
+    for split, dataset in splits.items():
+        _write_parquet(dataset.data.table, staging / f"{split}.parquet")
+        files.append(f"{name}/{split}.parquet")
+    _write_parquet(metadata_table(read.tasks), staging / "tasks.parquet")
+    files.append(f"{name}/tasks.parquet")
+    auxiliary = {}
+    for table_name, table in sorted(read.auxiliary.items()):
+        _write_parquet(table, staging / f"{table_name}.parquet")
+        files.append(f"{name}/{table_name}.parquet")
+        auxiliary[table_name] = {"path": f"{name}/{table_name}.parquet", "config": f"{name}_{table_name}",
+                                 "n_rows": len(table)}
+    entry = {
+        "description": cls.DESCRIPTION.strip(),
+        "homepage": cls.HOMEPAGE,
+        "license": cls.LICENSE,
+        "citation": cls.CITATION.strip(),
+        "sources": {key: {"url": s.url, "version": s.version} for key, s in read.sources.items()},
+        "source_versions": read.source_versions,
+        "splits": list(splits),
+        "n_rows": int(sum(len(d) for d in splits.values())),
+        "n_tasks": len(read.tasks),
+        "auxiliary": auxiliary,
+        "differences": cls.DIFFERENCES.strip(),
+        "skipped_tasks": read.skipped_tasks,
+        "seed": seed,
+        "n_folds": n_folds,
+        "files": files,
+        "built_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "genebench_version": __version__,
+    }
+    return entry, read.hgnc
 
 
 def _read_manifest(out: Path) -> dict[str, Any]:
@@ -172,12 +169,13 @@ def _swap(staging: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    """Write a frame through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
-    os.replace(tmp, path)
+def _write_parquet(table: pd.DataFrame | pa.Table, path: Path) -> None:
+    """Write a frame or Arrow table as parquet, atomically."""
+    if isinstance(table, pd.DataFrame):
+        table = pa.Table.from_pandas(table, preserve_index=False)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    write_atomic(path, sink.getvalue().to_pybytes())
 
 
 def _local_refseq(sources_dir: str | Path | None) -> Path | None:

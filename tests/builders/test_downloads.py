@@ -39,11 +39,14 @@ def _family(url: str, sha256: str | None) -> type:
 def test_sources_are_downloaded_verified_and_cached(server, fixtures, tmp_path):
     extract = fixtures / "humantfs" / "DatabaseExtract_v_1.01.csv"
     family = _family(f"{server}/humantfs/DatabaseExtract_v_1.01.csv", file_sha256(extract))
-    builder = family(cache_dir=str(tmp_path / "build"), hgnc=f"{server}/hgnc/hgnc_complete_set.txt")
-    builder.download_and_prepare(download_config=datasets.DownloadConfig(cache_dir=str(tmp_path / "downloads")))
-    assert [m.name for m in builder.task_metadata] == ["TF vs non-TF"]
-    assert builder.source_versions == {"extract": "v1.01", "hgnc": "2024-10-17"}
-    assert sum(len(split) for split in builder.as_dataset().values()) == builder.task_metadata[0].n_entities
+    config = datasets.DownloadConfig(cache_dir=str(tmp_path / "downloads"))
+    for _ in range(2):  # the second time on a warm datasets cache: its splits are not generated again
+        builder = family(cache_dir=str(tmp_path / "build"), hgnc=f"{server}/hgnc/hgnc_complete_set.txt")
+        builder.download_and_prepare(download_config=config)
+        read = builder.read_family(datasets.DownloadManager(download_config=config))
+        assert [m.name for m in read.tasks] == ["TF vs non-TF"]
+        assert read.source_versions == {"extract": "v1.01", "hgnc": "2024-10-17"}
+        assert sum(len(split) for split in builder.as_dataset().values()) == read.tasks[0].n_entities == len(read.rows)
     assert any((tmp_path / "downloads").rglob("*")), "downloads are cached by the DownloadManager"
 
 
