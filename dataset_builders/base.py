@@ -9,14 +9,12 @@ assigns seeded folds, and yields one row per (task, entity) with the rows' fold 
 
 from __future__ import annotations
 
-import gzip
-import io
 import logging
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import Any, ClassVar
 
 import datasets
 import numpy as np
@@ -30,6 +28,7 @@ from genebench.symbols import SymbolMapper
 from genebench.tasks.folds import assign_folds
 from genebench.tasks.metadata import TaskMetadata, TaskSpec
 from genebench.tasks.task import TRAIN_ONLY
+from genebench.textfiles import open_text
 
 logger = logging.getLogger(__name__)
 
@@ -384,21 +383,6 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
 
 
 # -- pure helpers, also used by tests -----------------------------------------------------------------------
-
-
-def open_text(path: str | Path, member: str | None = None) -> IO[str]:
-    """Open a plain, gzipped or zipped text file (the zip's `member`, or its only/first .tsv/.csv/.txt)."""
-    path = Path(path)
-    with open(path, "rb") as handle:
-        magic = handle.read(4)
-    if magic[:2] == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    if magic == b"PK\x03\x04":
-        archive = zipfile.ZipFile(path)
-        names = [n for n in archive.namelist() if not n.endswith("/")]
-        name = member or next((n for n in names if n.rsplit(".", 1)[-1] in {"tsv", "csv", "txt", "gmt"}), names[0])
-        return io.TextIOWrapper(archive.open(name), encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
 
 
 def read_table(path: str | Path, *, sep: str, family: str, required: Iterable[str], **kwargs: Any) -> pd.DataFrame:

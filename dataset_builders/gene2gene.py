@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, open_text
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
+from genebench.textfiles import open_text
 
 _CITATION = """\
 @article{du2019gene2vec,

@@ -23,10 +23,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, open_text, read_table
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, read_table
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
+from genebench.textfiles import open_text
 
 _CITATION = """\
 @article{uniprot2023,

@@ -55,6 +55,9 @@ class Registry(Mapping[str, T], Generic[T]):
             raise self._error(unknown_name_message(self.kind, name, list(self._entries), self._listing))
         return self._entries[name]
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 

@@ -7,16 +7,19 @@ gene, never a missing value: every table here is read with ``keep_default_na=Fal
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 
 from genebench.errors import SourceFormatError
+from genebench.textfiles import open_text
+
+V = TypeVar("V")
 
 HGNC_COLUMNS = (
     "symbol",
@@ -40,9 +43,8 @@ def read_hgnc(path: str | Path) -> pd.DataFrame:
     fields are "|"-joined strings. "NA" stays the string "NA".
     """
     path = Path(path)
-    opener = gzip.open if _is_gzip(path) else open
     try:
-        with opener(path, "rt", encoding="utf-8") as handle:
+        with open_text(path) as handle:
             head = handle.read(1)
             handle.seek(0)
             if head == "{":
@@ -75,11 +77,6 @@ def hgnc_version(table: pd.DataFrame) -> str:
     """The newest `date_modified` in an HGNC table: the best available stamp of its release."""
     dates = table["date_modified"].replace("", None).dropna()
     return str(dates.max()) if len(dates) else "unknown"
-
-
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
 
 
 def _hgnc_json(payload: dict, path: Path) -> pd.DataFrame:
@@ -164,6 +161,34 @@ class SymbolMapper:
             else:
                 report.unknown.append(symbol)
         return report
+
+    def rekey(self, pairs: Iterable[tuple[str, V]]) -> tuple[dict[str, V], SymbolReport, int]:
+        """Key values by current symbol, dropping unknown and ambiguous symbols.
+
+        Where several rows land on one gene, the row already named by its current symbol wins, else the first.
+
+        Returns:
+            (current symbol -> value, the resolution report, the number of rows that lost to another row).
+
+        Examples:
+            >>> table = pd.DataFrame({"symbol": ["TP53"], "name": [""], "prev_symbol": [""], "alias_symbol": ["P53"]})
+            >>> SymbolMapper(table).rekey([("p53", 1), ("TP53", 2), ("XYZ", 3)])[0]
+            {'TP53': 2}
+        """
+        pairs = list(pairs)
+        report = self.resolve(symbol for symbol, _ in pairs)
+        out: dict[str, V] = {}
+        n_duplicate = 0
+        for symbol, value in pairs:
+            current = report.mapping.get(symbol)
+            if current is None:
+                continue
+            if current in out:
+                n_duplicate += 1
+                if symbol != current:
+                    continue
+            out[current] = value
+        return out, report, n_duplicate
 
     def _candidates(self, symbol: str) -> set[str]:
         if symbol in self.approved:

@@ -196,15 +196,11 @@ class DescriptionSource:
         )
 
     def _by_current_symbol(self, symbols: pd.Series, texts: pd.Series, path: Path) -> dict[str, str]:
-        report = SymbolMapper(self.hgnc).resolve(symbols.astype(str))
+        described = [(s, t.strip()) for s, t in zip(symbols.astype(str), texts.astype(str)) if t.strip()]
+        out, report, _ = SymbolMapper(self.hgnc).rekey(described)
         if report.renamed or report.unknown or report.ambiguous:
             logger.info("descriptions '%s': %d renamed, %d unknown, %d ambiguous symbols", path.name,
                         len(report.renamed), len(report.unknown), len(report.ambiguous))
-        out: dict[str, str] = {}
-        for symbol, text in zip(symbols.astype(str), texts.astype(str)):
-            current = report.mapping.get(symbol)
-            if current and text.strip() and (current not in out or symbol == current):
-                out[current] = text.strip()
         return out
 
 

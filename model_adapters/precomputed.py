@@ -11,7 +11,6 @@ its file name, size and sha256 (its revision is the sha256's first 12 characters
 
 from __future__ import annotations
 
-import gzip
 import logging
 from collections.abc import Sequence
 from functools import cached_property
@@ -25,6 +24,7 @@ from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
 from genebench.model_info import ModelInfo, file_record
 from genebench.symbols import SymbolMapper
+from genebench.textfiles import open_text
 from model_adapters.base import NOT_IN_TABLE, UNKNOWN_SYMBOL, make_embeddings, split_known
 
 logger = logging.getLogger(__name__)
@@ -33,15 +33,9 @@ SYMBOL_COLUMNS = ("symbol", "gene", "gene_symbol", "Symbol", "Gene", "gene_name"
 VECTOR_COLUMNS = ("vector", "embedding", "embeddings", "emb")
 
 
-def _open_text(path: Path):
-    with open(path, "rb") as handle:
-        gz = handle.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8")
-
-
 def _is_word2vec(path: Path) -> bool:
     """A header `n d`, or whitespace-separated `SYMBOL v1 ... vd` lines without commas or tabs."""
-    with _open_text(path) as handle:
+    with open_text(path) as handle:
         first = handle.readline().strip()
     fields = first.split()
     if len(fields) == 2 and all(f.isdigit() for f in fields):
@@ -58,7 +52,7 @@ def _is_word2vec(path: Path) -> bool:
 def read_word2vec(path: Path) -> tuple[list[str], np.ndarray]:
     """Symbols and vectors of a word2vec text file (header line optional)."""
     symbols, rows = [], []
-    with _open_text(path) as handle:
+    with open_text(path) as handle:
         for number, line in enumerate(handle, 1):
             fields = line.split()
             if not fields or (number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields)):
@@ -177,18 +171,8 @@ class PrecomputedAdapter:
         symbols, vectors, version = read_table(self.path, index=self.index, symbol_column=self.symbol_column,
                                                split=self.split)
         finite = np.isfinite(vectors).all(axis=1)
-        report = SymbolMapper(self.hgnc).resolve(symbols)
-        table: dict[str, np.ndarray] = {}
-        n_duplicate = 0
-        for symbol, vector, ok in zip(symbols, vectors, finite):
-            current = report.mapping.get(symbol)
-            if not current or not ok:
-                continue
-            if current in table:
-                n_duplicate += 1
-                if symbol != current:
-                    continue
-            table[current] = vector
+        table, report, n_duplicate = SymbolMapper(self.hgnc).rekey(
+            (symbol, vector) for symbol, vector, ok in zip(symbols, vectors, finite) if ok)
         counts = {"n_rows": len(symbols), "n_renamed": len(report.renamed), "n_ambiguous": len(report.ambiguous),
                   "n_unknown": len(report.unknown), "n_duplicate": n_duplicate, "n_non_finite": int((~finite).sum())}
         logger.info("table '%s': %s", self.path, counts)

@@ -114,12 +114,7 @@ class TokenAdapter:
             logger.info("token vocabulary %s: %d Ensembl ids, %d map to current HGNC symbols", origin, n_ensembl,
                         len(mapped))
             return mapped, f"{origin} (ensembl)"
-        report = SymbolMapper(self.hgnc).resolve(raw)
-        mapped = {}
-        for key, value in raw.items():
-            current = report.mapping.get(key)
-            if current and (current not in mapped or key == current):
-                mapped[current] = value
+        mapped, report, _ = SymbolMapper(self.hgnc).rekey(raw.items())
         logger.info("token vocabulary %s: %d of %d keys map to current HGNC symbols (%d renamed)", origin,
                     len(mapped), len(raw), len(report.renamed))
         return mapped, f"{origin} (symbol)"
