@@ -69,9 +69,35 @@ def read_word2vec(path: Path) -> tuple[list[str], np.ndarray]:
     return symbols, np.asarray(rows, dtype=np.float32)
 
 
+def _symbol_column(frame: pd.DataFrame, source: str, index_column: str | None) -> str:
+    """The column holding the symbols: one named like a symbol or gene column (any case), else the table's saved
+    index, else the first column, said in a warning.
+
+    Examples:
+        >>> _symbol_column(pd.DataFrame({"0": [0.1], "Gene_Symbol": ["TP53"]}), "t.parquet", None)
+        'Gene_Symbol'
+    """
+    named = {name.lower() for name in SYMBOL_COLUMNS}
+    found = next((c for c in frame.columns if str(c).lower() in named), None)
+    if found is None and index_column is None:
+        found = frame.columns[0]
+        logger.warning("table '%s': no column named like %s and no saved index; took the first column, '%s', as the "
+                       "gene symbols (pass --symbol-column to choose).", source, "/".join(SYMBOL_COLUMNS[:3]), found)
+    return found if found is not None else index_column
+
+
 def _split_frame(frame: pd.DataFrame, source: str, symbol_column: str | None) -> tuple[list[str], np.ndarray]:
-    """Symbol column + (a list column of vectors, or all remaining numeric columns)."""
-    column = symbol_column or next((c for c in SYMBOL_COLUMNS if c in frame.columns), frame.columns[0])
+    """Symbol column + (a list column of vectors, or all remaining numeric columns).
+
+    A frame whose index is not a plain row number (`DataFrame.to_parquet()` of a table indexed by symbol: pandas
+    stores the index as a column and names it in the file's pandas metadata, and `read_parquet` restores it) has its
+    index taken back as a column first.
+    """
+    index_column = None
+    if not isinstance(frame.index, pd.RangeIndex):
+        frame = frame.reset_index()
+        index_column = frame.columns[0]
+    column = symbol_column or _symbol_column(frame, source, index_column)
     if column not in frame.columns:
         raise SourceFormatError(f"table '{source}': expected a symbol column '{column}', found "
                                 f"{list(frame.columns)[:10]}; pass --symbol-column.")

@@ -27,6 +27,10 @@ def _write(kind: str, folder) -> tuple[object, dict]:
     if kind == "parquet":
         frame.to_parquet(folder / "t.parquet")
         return folder / "t.parquet", {}
+    if kind in ("parquet-index", "parquet-unnamed-index"):  # the most common save: symbols as the index, last
+        indexed = frame.set_index("gene").rename_axis(None if kind == "parquet-unnamed-index" else "Gene_ID")
+        indexed.to_parquet(folder / "t.parquet")
+        return folder / "t.parquet", {}
     if kind == "genebench":
         GeneEmbeddings(SYMBOLS, VECTORS, model=ModelInfo(id="org/m", input="random")).save(folder / "cache.parquet")
         return folder / "cache.parquet", {}
@@ -47,8 +51,8 @@ def _write(kind: str, folder) -> tuple[object, dict]:
     raise ValueError(kind)
 
 
-@pytest.mark.parametrize("kind", ["csv", "tsv.gz", "parquet", "genebench", "npy", "w2v", "w2v-noheader",
-                                  "hf-dataset"])
+@pytest.mark.parametrize("kind", ["csv", "tsv.gz", "parquet", "parquet-index", "parquet-unnamed-index", "genebench",
+                                  "npy", "w2v", "w2v-noheader", "hf-dataset"])
 def test_every_format_gives_the_same_normalised_table(kind, hgnc, tmp_path):
     path, options = _write(kind, tmp_path)
     result = PrecomputedAdapter(path, hgnc=hgnc, **options).encode(["EGFR", "TP53", "HLA-A", "XYZ1"])
@@ -69,6 +73,14 @@ def test_a_table_is_recorded_by_name_size_and_sha256_never_its_path(kind, hgnc, 
     assert model.revision == sha256[:12] and model.id == path.name
     assert ("index" in model.settings) == (kind == "npy")
     assert str(tmp_path) not in model.model_dump_json()
+
+
+def test_a_table_without_a_symbol_column_says_which_column_it_took(hgnc, tmp_path, caplog):
+    path = tmp_path / "t.csv"
+    pd.DataFrame(VECTORS, columns=["d0", "d1", "d2"]).assign(ids=SYMBOLS)[["ids", "d0", "d1", "d2"]].to_csv(
+        path, index=False)
+    assert PrecomputedAdapter(path, hgnc=hgnc).encode(["TP53"]).symbols.tolist() == ["TP53"]
+    assert "took the first column, 'ids', as the gene symbols (pass --symbol-column to choose)" in caplog.text
 
 
 def test_non_finite_rows_are_dropped_not_served(hgnc, tmp_path):
