@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
-from tqdm.auto import tqdm
 
 from genebench.atomic import write_atomic
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError, ResultsError
 from genebench.model_info import MODEL_ID, ModelInfo, file_record
+from genebench.progress import progress as progress_counter
 from genebench.results import (
     OverwriteStrategy,
     TaskResult,
@@ -297,7 +297,30 @@ def encode(config: RunConfig, data: BenchmarkData, genes: Sequence[str], encoder
     logger.info("encoding %d genes with %s (%s input)", len(genes), config.model, config.input)
     embeddings = encoder.encode(list(genes))
     embeddings.model = model_record(embeddings.model, config)
+    if (described := description_coverage(encoder, embeddings, genes)) is not None:
+        embeddings.model = embeddings.model.model_copy(
+            update={"notes": {**embeddings.model.notes, "descriptions": described}})
     return embeddings
+
+
+def description_coverage(encoder, embeddings: GeneEmbeddings, genes: Sequence[str]) -> dict[str, int] | None:
+    """For inputs made from descriptions: how many of the HGNC genes asked for got a full description, their
+    symbol and name only, or no text; None for other inputs. Warns when under half are full."""
+    from model_adapters.base import UNKNOWN_SYMBOL
+    from model_adapters.descriptions import DescriptionSource
+
+    source = getattr(getattr(encoder, "encoder", encoder), "source", None)
+    if not isinstance(source, DescriptionSource):
+        return None
+    unknown = set(embeddings.missing.get(UNKNOWN_SYMBOL, ()))
+    counts = source.coverage([gene for gene in genes if gene not in unknown])
+    total = sum(counts.values())
+    if counts["full"] < total / 2:
+        logger.warning("description source '%s' describes only %d of %d genes in full (%.1f%%); the others are "
+                       "encoded from their symbol and name only (%d) or not at all (%d), so the scores say little "
+                       "about the descriptions.", source.source, counts["full"], total,
+                       100 * counts["full"] / max(total, 1), counts["name_only"], counts["missing"])
+    return counts
 
 
 # -- partner vectors --------------------------------------------------------------------------------------------
@@ -381,7 +404,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         dataset_revision: source versions and the built data's hash.
         config: the run configuration, recorded with every result (`RunConfig.record()`).
         overwrite: "only-missing" (default), "always" or "never" (see `OverwriteStrategy`).
-        progress: show a tqdm progress bar.
+        progress: show progress (a bar on a terminal, a line a minute elsewhere; see `genebench.progress`).
         partner_embeddings: vectors for non-gene entities of pair tasks.
 
     Returns:
@@ -410,7 +433,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     needed = {task.metadata.parent for task in pending if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%d tasks to score, %d already done", len(pending), len(results))
-    with tqdm(total=len(pending), desc="probing", unit="task", disable=not progress) as bar:
+    with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
         for scores in iter_task_scores([*parents, *pending], embeddings, settings,
                                        partner_embeddings=partner_embeddings):
             if scores.task.name in results:
@@ -493,5 +516,20 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
 def report_coverage(embeddings: GeneEmbeddings, n_genes: int) -> None:
     """Print how many of the genes asked for got a vector, and why the others did not."""
     missing = sum(len(v) for v in embeddings.missing.values())
-    print(f"encoded {len(embeddings.symbols)} of {n_genes} genes ({len(embeddings.symbols) / max(n_genes, 1):.1%}); "
-          f"{missing} without a vector: " + ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items()))
+    reasons = ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items())
+    print(f"encoded {len(embeddings.symbols)} of {n_genes} genes ({len(embeddings.symbols) / max(n_genes, 1):.1%})"
+          + (f"; {missing} without a vector: {reasons}" if missing else ""))
+    if embeddings.model is not None and "descriptions" in embeddings.model.notes:
+        print(descriptions_line(embeddings.model.notes["descriptions"]))
+
+
+def descriptions_line(counts: dict[str, int]) -> str:
+    """ "descriptions: 13017 full (65.4%), 6896 name only (34.6%), 0 missing".
+
+    Examples:
+        >>> descriptions_line({"full": 3, "name_only": 1, "missing": 0})
+        'descriptions: 3 full (75.0%), 1 name only (25.0%), 0 missing (0.0%)'
+    """
+    total = max(sum(counts.values()), 1)
+    return "descriptions: " + ", ".join(f"{counts[key]} {label} ({counts[key] / total:.1%})" for key, label in
+                                         (("full", "full"), ("name_only", "name only"), ("missing", "missing")))

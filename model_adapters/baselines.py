@@ -64,8 +64,7 @@ class BagOfWordsAdapter:
         described = self.source.describe(known)
         genes = list(described.texts)
         vectors = self._vectorizer.transform([described.texts[s] for s in genes]).toarray()
-        return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none},
-                               **described.counts())
+        return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none})
 
 
 class RandomAdapter:

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.model_info import ModelInfo
+from genebench.progress import progress
 from model_adapters.base import GeneEncoder
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class CachedEncoder:
             todo = self.encoder.encoding_order(todo)
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
-        overall = tqdm(total=len(todo), unit="gene", desc=f"encoding with {self.meta.id}", disable=None)
+        overall = progress(len(todo), f"encoding with {self.meta.id}", "gene")
         for start in range(0, len(todo), self.chunk_size):
             part = self.encoder.encode(todo[start:start + self.chunk_size])
             overall.update(len(todo[start:start + self.chunk_size]))

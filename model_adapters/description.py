@@ -104,7 +104,7 @@ class DescriptionAdapter:
         genes = list(described.texts)
         vectors = self._encode_texts([described.texts[s] for s in genes])
         return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NO_DESCRIPTION: described.none},
-                               n_parameters=self._encoder.n_parameters, **described.counts(), **self._encoder.notes)
+                               n_parameters=self._encoder.n_parameters, **self._encoder.notes)
 
     def encode_entities(self, ids: Sequence[str], texts: Sequence[str]) -> GeneEmbeddings:
         """Vectors for non-gene entities (e.g. diseases) from their texts, with the same encoder as the genes."""

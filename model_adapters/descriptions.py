@@ -120,8 +120,13 @@ class DescriptionSource:
                 out.partial.append(symbol)
             else:
                 out.none.append(symbol)
-        logger.info("descriptions (%s): %d full, %d partial, %d none", self.source, *out.counts().values())
+        logger.debug("descriptions (%s): %d full, %d partial, %d none", self.source, *out.counts().values())
         return out
+
+    def coverage(self, symbols: Sequence[str]) -> dict[str, int]:
+        """How many of `symbols` get a full description, their symbol and HGNC name only, or no text at all."""
+        described = self.describe(symbols)
+        return {"full": len(described.full), "name_only": len(described.partial), "missing": len(described.none)}
 
     def by_length(self, symbols: Sequence[str]) -> list[str]:
         """`symbols`, longest text first (stable); the live NCBI source keeps their order (fetched as needed)."""

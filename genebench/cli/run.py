@@ -140,6 +140,8 @@ def run_run(args: argparse.Namespace) -> int:
     print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")
     print(pipeline.paper_table(table).to_markdown(index=False))
+    if "descriptions" in done.model.notes:
+        print(pipeline.descriptions_line(done.model.notes["descriptions"]))
     skipped = sum(r.skipped is not None for r in done.results)
     if skipped:
         print(f"\n{skipped} tasks skipped (reasons in their result files).")

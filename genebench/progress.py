@@ -1,0 +1,83 @@
+"""Progress of long work: a tqdm bar with rate and ETA on a terminal, one log line a minute elsewhere.
+
+A bar redrawn with carriage returns is unreadable in a log file or a CI console, and no bar at all leaves a
+many-minute job silent. Off a terminal, `progress` logs "what: done of total unit (percent), rate, ETA" at most
+once per `interval` seconds, and once at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+LOG_INTERVAL = 60.0
+"""Seconds between two progress lines when stderr is not a terminal."""
+
+
+def duration(seconds: float) -> str:
+    """A short human duration.
+
+    Examples:
+        >>> duration(42), duration(258), duration(7260)
+        ('42 s', '4 min 18 s', '2 h 1 min')
+    """
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+
+
+class LogProgress:
+    """A tqdm-like counter that logs a line with rate and ETA at most once per `interval` seconds."""
+
+    def __init__(self, total: int, desc: str, unit: str, *, interval: float = LOG_INTERVAL,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.total, self.desc, self.unit, self.interval, self.clock = total, desc, unit, interval, clock
+        self.n = 0
+        self.start = self.last = clock()
+
+    def update(self, n: int = 1) -> None:
+        """Count `n` more done; log a line when `interval` has passed since the last one."""
+        self.n += n
+        if self.clock() - self.last >= self.interval:
+            self._log()
+
+    def set_postfix_str(self, text: str) -> None:  # tqdm's API; the line shows counts only
+        """Ignored off a terminal."""
+
+    def close(self) -> None:
+        """Log the final line (when anything was done)."""
+        if self.n:
+            self._log()
+
+    def _log(self) -> None:
+        self.last = now = self.clock()
+        elapsed = max(now - self.start, 1e-9)
+        rate = self.n / elapsed
+        left = (self.total - self.n) / rate if rate > 0 else float("inf")
+        eta = f", ETA {duration(left)}" if self.n < self.total and left != float("inf") else ""
+        logger.info("%s: %d of %d %ss (%.1f%%), %.1f %ss/s, %s elapsed%s", self.desc, self.n, self.total, self.unit,
+                    100 * self.n / max(self.total, 1), rate, self.unit, duration(elapsed), eta)
+
+    def __enter__(self) -> LogProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def progress(total: int, desc: str, unit: str, *, enabled: bool = True, **tqdm_kwargs: Any):
+    """A progress counter for `total` `unit`s: tqdm (with rate and ETA) when stderr is a terminal, else a
+    `LogProgress`; a silent tqdm when not `enabled`."""
+    from tqdm.auto import tqdm
+
+    if enabled and not sys.stderr.isatty():
+        return LogProgress(total, desc, unit)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, **tqdm_kwargs)
