@@ -16,7 +16,16 @@ DataLike = str | Path | BenchmarkData | None
 
 
 class TaskList(tuple):
-    """A tuple of `TaskMetadata` with table views."""
+    """A tuple of `TaskMetadata` with table views; its repr names the tasks (the metadata is one `[i]` away).
+
+    Examples:
+        >>> list_tasks(family="humantfs")
+        TaskList(1 task: 'TF vs non-TF')
+    """
+
+    def __repr__(self) -> str:
+        names = ", ".join(repr(m.name) for m in self[:5]) + (f", … ({len(self) - 5} more)" if len(self) > 5 else "")
+        return f"TaskList({len(self)} task{'' if len(self) == 1 else 's'}{': ' if self else ''}{names})"
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per task: name, family, category, type, rows, labels, parent."""
@@ -52,8 +61,12 @@ def list_tasks(
     """Tasks matching every given filter; each filter takes one value or a list.
 
     Examples:
-        >>> list_tasks(category="localization", type="multi-label").names  # doctest: +SKIP
-        ['Subcellular location']
+        >>> list_tasks(category="localization", type="multi-label").names
+        ['Subcellular location', 'UniProt keyword Cellular component']
+        >>> list_tasks(category="localization", type="multi-label").to_dataframe()[["name", "family"]]
+                                         name            family
+        0                Subcellular location               hpa
+        1  UniProt keyword Cellular component  uniprot_keywords
     """
     opened = resolve_data(data)
     families = _check("family", family, opened.families)
@@ -90,5 +103,9 @@ def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[st
     values = {value} if isinstance(value, str) else set(value)
     for item in values:
         if item not in known:
-            raise UnknownTaskError(unknown_name_message(kind, item, known, listing=f"Known: {', '.join(known)}."))
+            listing = f"Known: {', '.join(known)}."
+            if kind == "family":
+                listing = (f"This data holds: {', '.join(known)}; build another family with `genebench build --out DIR "
+                           f"--family {item}` and pass --data DIR.")
+            raise UnknownTaskError(unknown_name_message(kind, item, known, listing=listing))
     return values
