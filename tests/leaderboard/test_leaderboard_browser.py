@@ -80,11 +80,13 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     assert column(page, "#unranked-table", "tasks") == ["2 of 10"]
     assert column(page, "#unranked-table", "note") == ["partial: 2 of 10 tasks, not ranked"]
     assert page.locator("#unranked-table td[data-col='rank']").count() == 0
+    assert all(cell.endswith(" (1 task)") for cell in column(page, "#summary-table", "cat:protein properties"))
     assert column(page, "#summary-table", "model")[0].startswith("sentence-transformers/all-MiniLM-L6-v2")
     minilm = "sentence-transformers/all-MiniLM-L6-v2"
     assert column(page, "#summary-table", "overall")[0] == overall(runs, minilm)
     headers = page.locator("#summary-table thead th").all_inner_texts()
-    assert headers[4:9] == [
+    assert headers[2:5] == ["Overall", "Tasks", "Coverage"]
+    assert headers[5:10] == [
         "genomic properties",
         "regulatory functions",
         "localization",
@@ -111,7 +113,8 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
 
     # Filter by category: aggregates are recomputed over the selected tasks only.
     page.select_option("#filter-category", "regulatory functions")
-    assert page.locator("#summary-table thead th").all_inner_texts()[4:6] == ["regulatory functions", "Overall"]
+    assert page.locator("#summary-table thead th").all_inner_texts()[2:6] == [
+        "Overall", "Tasks", "Coverage", "regulatory functions"]
     rows = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "overall")))
     assert rows[f"{minilm} @main"] == overall(runs, minilm, "regulatory functions")
     assert page.locator(".task-table").count() == 1

@@ -16,8 +16,10 @@
     return node;
   }
 
+  // A mean over one task has no spread to show: "0.840 (1 task)", never "± 0.000".
   function fmt(cell) {
-    return cell ? cell.mean.toFixed(3) + " \u00b1 " + cell.std.toFixed(3) : "\u2013";
+    if (!cell) { return "\u2013"; }
+    return cell.n === 1 ? cell.mean.toFixed(3) + " (1 task)" : cell.mean.toFixed(3) + " \u00b1 " + cell.std.toFixed(3);
   }
 
   function meanStd(values) {
@@ -105,12 +107,12 @@
     var onSort = function (col) { toggle(sort, col, !["rank", "model", "input"].includes(col)); render(); };
     if (ranked) { sortableHeader(head, "rank", "Rank", sort, onSort); }
     sortableHeader(head, "model", "Model", sort, onSort);
-    sortableHeader(head, "input", "Input", sort, onSort);
-    sortableHeader(head, "size", "Size", sort, onSort);
-    categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
     sortableHeader(head, "overall", "Overall", sort, onSort);
     sortableHeader(head, "tasks", "Tasks", sort, onSort);
     sortableHeader(head, "coverage", "Coverage", sort, onSort);
+    categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
+    sortableHeader(head, "input", "Input", sort, onSort);
+    sortableHeader(head, "size", "Size", sort, onSort);
     if (!ranked) { head.appendChild(el("th", { scope: "col" }, "Why not ranked")); }
     head.appendChild(el("th", { scope: "col" }, "Details"));
     table.appendChild(el("thead")).appendChild(head);
@@ -121,13 +123,13 @@
       if (ranked) { tr.appendChild(el("td", { "data-col": "rank" }, row.rank === null ? "\u2013" : row.rank)); }
       var name = tr.appendChild(el("td", { "data-col": "model" }));
       name.appendChild(el("span", { class: "model-id" }, m.id));
-      name.appendChild(el("span", { class: "muted revision" }, " @" + m.revision));
-      tr.appendChild(el("td", { "data-col": "input", title: m.license ? "licence: " + m.license : "" }, m.modality));
-      tr.appendChild(el("td", { "data-col": "size" }, m.size_label));
-      categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
+      name.appendChild(el("span", { class: "muted revision", title: m.revision }, " @" + m.revision.slice(0, 12)));
       tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
       tr.appendChild(el("td", { "data-col": "tasks" }, tasksCell(row, tasks)));
       tr.appendChild(el("td", { "data-col": "coverage" }, (100 * m.coverage).toFixed(1) + "%"));
+      categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
+      tr.appendChild(el("td", { "data-col": "input", title: m.license ? "licence: " + m.license : "" }, m.modality));
+      tr.appendChild(el("td", { "data-col": "size" }, m.size_label));
       if (!ranked) { tr.appendChild(el("td", { "data-col": "note" }, m.note)); }
       var links = tr.appendChild(el("td", { "data-col": "details" }));
       var meta = links.appendChild(el("a", { class: "meta-link" }, "metadata"));
@@ -160,7 +162,7 @@
       };
       rows = rows.slice().sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.name, b.name, false); });
       var details = container.appendChild(el("details", { open: "" }));
-      details.appendChild(el("summary", {}, category + " (" + rows.length + " tasks)"));
+      details.appendChild(el("summary", {}, category + " (" + rows.length + (rows.length === 1 ? " task)" : " tasks)")));
       var table = details.appendChild(el("div", { class: "scroll" }))
         .appendChild(el("table", { class: "task-table sortable", "data-category": category }));
       var head = el("tr");
