@@ -25,7 +25,7 @@ from genebench.data import BenchmarkData, file_sha256
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
 from genebench.symbols import SymbolMapper
-from genebench.tasks.folds import assign_folds
+from genebench.tasks.folds import assign_folds, cold_gene_folds
 from genebench.tasks.metadata import TaskMetadata, TaskSpec
 from genebench.tasks.task import TRAIN_ONLY
 from genebench.textfiles import open_text
@@ -327,7 +327,13 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         if multilabel and not label_names:
             raise NothingToScoreError(f"no label has {spec.min_class_size} genes with it and {spec.min_class_size} "
                                       "without it in this source.")
-        if spec.evaluation == "cv":
+        n_cross_group = 0
+        if spec.fold_scheme == "cold genes":
+            folds = cold_gene_folds(rows["entity"].to_numpy(), rows["entity_2"].to_numpy(), n_folds=self.config.n_folds,
+                                    seed=self.config.seed, task_name=spec.name)
+            n_cross_group = int((folds < 0).sum())
+            rows, folds = rows[folds >= 0].reset_index(drop=True), folds[folds >= 0]
+        elif spec.evaluation == "cv":
             folds = assign_folds(rows["_key"].to_numpy(), _strata(rows, spec, label_names), multilabel=multilabel,
                                  n_folds=self.config.n_folds, seed=self.config.seed, task_name=spec.name)
         else:
@@ -338,6 +344,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 )
             folds = np.where(rows["split"] == "test", 0, TRAIN_ONLY)
         report = {**symbol_report, "n_source_rows": n_raw, "n_conflicting": n_conflicts, "n_below_min_class": dropped}
+        if spec.fold_scheme == "cold genes":
+            report["n_cross_group"] = n_cross_group
         logger.info("%s: %d rows (from %d source rows; %s)", spec.name, len(rows), n_raw, report)
         metadata = self._metadata(raw, label_names, len(rows), report, read)
         out = pd.DataFrame({

@@ -52,12 +52,24 @@ class Gene2Gene(FamilyBuilder):
             description="Whether two genes interact (Gene2vec's held-out co-expression pairs).",
             notes="Gene2vec's train, valid and test parts are pooled and re-split into seeded folds.",
         ),
+        TaskSpec(
+            name="Gene2Gene (cold genes)",
+            category="biological processes",
+            type="gene-pair binary",
+            entity_types=("gene", "gene"),
+            fold_scheme="cold genes",
+            description="Gene2Gene under cold-gene folds: no gene of a held-out pair appears in any training pair.",
+            notes="The genes are split into one seeded group per fold and only pairs within a group are kept, so "
+                  "a probe cannot score a pair by what it learnt about either gene from other pairs "
+                  "(genebench/tasks/folds.py); the symbol report's n_cross_group counts the pairs left out.",
+        ),
     )
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
-        parts = [read_pairs(paths[f"{part}_text"], paths[f"{part}_label"]) for part in PARTS]
-        yield RawTask(spec=self.TASKS[0], rows=pd.concat(parts, ignore_index=True), source_key="train_text",
-                      label_names=tuple(LABELS.values()))
+        parts = pd.concat([read_pairs(paths[f"{part}_text"], paths[f"{part}_label"]) for part in PARTS],
+                          ignore_index=True)
+        for spec in self.TASKS:
+            yield RawTask(spec=spec, rows=parts, source_key="train_text", label_names=tuple(LABELS.values()))
 
 
 def read_pairs(text: Path, labels: Path) -> pd.DataFrame:

@@ -12,10 +12,11 @@ import hashlib
 import json
 import logging
 import shutil
+import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import datasets
 import pandas as pd
@@ -31,6 +32,10 @@ from genebench.card import write_card
 from genebench.constants import DEFAULT_SEED, N_FOLDS, downloads_dir
 from genebench.data import MANIFEST, BenchmarkData, file_sha256, metadata_table
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.tasks.task import Task
+
+if TYPE_CHECKING:
+    from genebench.probe.settings import ProbeSettings
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +49,7 @@ def build_data(
     refseq: str | Path | None = None,
     seed: int = DEFAULT_SEED,
     n_folds: int = N_FOLDS,
+    controls: bool = True,
     progress: bool = True,
 ) -> BenchmarkData:
     """Build families into `out` (created if needed) and return it opened.
@@ -57,6 +63,7 @@ def build_data(
             default `sources_dir/refseq_summaries/` when present.
         seed: fold seed.
         n_folds: number of folds.
+        controls: score the control baselines on every task afterwards (see `add_controls`).
         progress: show a progress bar.
     """
     out = Path(out)
@@ -82,6 +89,54 @@ def build_data(
     refseq = refseq or _local_refseq(sources_dir)
     if refseq:
         _write_refseq(Path(refseq), out / "descriptions" / "refseq.parquet")
+    _commit_manifest(out, manifest)
+    if controls:
+        add_controls(out, progress=progress)
+    return BenchmarkData(out)
+
+
+def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, progress: bool = True) -> BenchmarkData:
+    """Score the control baselines (`genebench.controls`) on every task of a data folder and store their results.
+
+    The results go to `out/controls/` (swapped in whole, replacing earlier controls) and into the manifest, which
+    checks them by sha256 like every file. They are derived from the data, so the data revision stays the same.
+
+    Args:
+        out: a built data folder.
+        settings: the probe settings of every control (default: the probe's defaults).
+        progress: show progress bars.
+
+    Returns:
+        The folder opened again, its task metadata carrying the control scores.
+    """
+    from genebench.controls import CONTROLS_DIR, control_info, score_controls
+    from genebench.evaluation import to_result
+    from genebench.probe.settings import ProbeSettings
+    from genebench.results import write_result
+
+    out = Path(out)
+    data, settings = BenchmarkData(out), settings or ProbeSettings()
+    tasks = [Task(meta.model_copy(update={"controls": {}}), task.entities, task.labels, task.folds)
+             for meta, task in ((m, data.load_task(m.name)) for m in data.tasks())]
+    staging = out / f".staging-{CONTROLS_DIR}-{uuid.uuid4().hex[:8]}"
+    start = time.perf_counter()
+    try:
+        paths = []
+        for control, scores in score_controls(data, tasks, settings, progress=progress):
+            result = to_result(scores, model=control_info(control), probe=settings.to_dict(),
+                               dataset_revision=data.revision, config={"control": control})
+            paths.append(write_result(result, staging))
+        _swap(staging, out / CONTROLS_DIR)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    seconds = time.perf_counter() - start
+    logger.info("scored the controls on %d tasks in %.1f s", len(tasks), seconds)
+    manifest = _read_manifest(out)
+    manifest["controls"] = {
+        "files": sorted(f"{CONTROLS_DIR}/{path.relative_to(staging).as_posix()}" for path in paths),
+        "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__,
+    }
     _commit_manifest(out, manifest)
     return BenchmarkData(out)
 
@@ -151,9 +206,11 @@ def _read_manifest(out: Path) -> dict[str, Any]:
 def _commit_manifest(out: Path, manifest: dict[str, Any]) -> None:
     files = [f for fam in manifest["families"].values() for f in fam["files"]]
     files += [f for f in ("symbols/hgnc.parquet", "descriptions/refseq.parquet") if (out / f).is_file()]
-    manifest["files"] = {f: {"sha256": file_sha256(out / f), "bytes": (out / f).stat().st_size} for f in sorted(files)}
+    derived = manifest.get("controls", {}).get("files", [])  # computed from the data: not part of its revision
+    manifest["files"] = {f: {"sha256": file_sha256(out / f), "bytes": (out / f).stat().st_size}
+                         for f in sorted([*files, *derived])}
     manifest["data_hash"] = hashlib.sha256(
-        json.dumps({f: e["sha256"] for f, e in manifest["files"].items()}, sort_keys=True).encode()
+        json.dumps({f: manifest["files"][f]["sha256"] for f in sorted(files)}, sort_keys=True).encode()
     ).hexdigest()[:16]
     manifest["genebench_version"] = __version__
     write_card(out, manifest)

@@ -79,11 +79,39 @@ class BenchmarkData:
     @cached_property
     def _metadata(self) -> dict[str, TaskMetadata]:
         tasks: dict[str, TaskMetadata] = {}
+        controls = self.controls()
         for family in self.families:
             frame = pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pandas()
             for record in frame.to_dict("records"):
-                tasks[record["name"]] = metadata_from_record(record)
+                tasks[record["name"]] = metadata_from_record({**record, "controls": controls.get(record["name"], {})})
         return tasks
+
+    def controls(self) -> dict[str, dict[str, float]]:
+        """Task -> control -> main score, from the folder's control results (`genebench.controls`).
+
+        Results made on other data (a family rebuilt without `add_controls` since) or unreadable are left out with
+        a warning.
+        """
+        from genebench.errors import ResultsError
+        from genebench.results import read_result
+
+        scores: dict[str, dict[str, float]] = {}
+        stale = 0
+        for relative in self.manifest.get("controls", {}).get("files", []):
+            try:
+                result = read_result(self._checked(relative))
+            except (ResultsError, SourceFormatError):
+                stale += 1
+                continue
+            if result.dataset_revision.get("data_hash") != self.manifest["data_hash"]:
+                stale += 1
+            elif result.skipped is None:
+                control = result.model.id.removeprefix("control/")
+                scores.setdefault(result.task.name, {})[control] = round(result.scores[result.main_score].mean, 6)
+        if stale:
+            logger.warning("data folder '%s': %d control results are unreadable or were made on other data, so they "
+                           "are ignored; rerun `genebench controls --data %s`.", self.path, stale, self.path)
+        return scores
 
     @cached_property
     def _aliases(self) -> dict[str, str]:
@@ -206,10 +234,11 @@ def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:
 
 _LISTS = ("aliases", "entity_types", "label_names")
 _INTS = ("min_class_size", "n_entities", "n_folds", "seed")
+_NOT_STORED = ("controls",)  # read from the data folder's controls/ results, not from tasks.parquet
 TASKS_SCHEMA = pa.schema([
     (name, pa.list_(pa.string()) if name in _LISTS else pa.int64() if name in _INTS
      else pa.float64() if name == "derived_min_prevalence" else pa.string())
-    for name in TaskMetadata.model_fields
+    for name in TaskMetadata.model_fields if name not in _NOT_STORED
 ])
 """The Arrow schema of `tasks.parquet`: one column per `TaskMetadata` field (symbol_report as JSON)."""
 
@@ -221,7 +250,7 @@ def metadata_table(metadata: list[TaskMetadata]) -> pa.Table:
 
 def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
     """One row of a `tasks.parquet` (the inverse of `metadata_from_record`)."""
-    record = meta.model_dump()
+    record = meta.model_dump(exclude=set(_NOT_STORED))
     record["symbol_report"] = json.dumps(record["symbol_report"], sort_keys=True)
     return record
 

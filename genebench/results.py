@@ -64,6 +64,10 @@ class TaskResult(BaseModel):
     scores: dict[str, MetricScores] = Field(default_factory=dict)
     main_score: str = "roc_auc"
     skipped: str | None = Field(default=None, description="Why the task was not scored, if it was not.")
+    lift: float | None = Field(
+        default=None, description="Main score minus the best control's on this task (`task.controls`); None when the "
+        "task was skipped or has no controls."
+    )
     timing: dict[str, float] = Field(default_factory=dict)
     date: str
     config: dict[str, Any] = Field(default_factory=dict, description="The run configuration it ran with.")

@@ -17,6 +17,7 @@ _MODULES = {
     "tasks": "tasks",
     "build": "build",
     "push": "build",
+    "controls": "controls",
     "encode": "run",
     "run": "run",
     "report": "report",

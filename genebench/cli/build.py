@@ -44,6 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "(default: --sources DIR/refseq_summaries/ when present)")
     build.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the fold assignment")
     build.add_argument("--n-folds", type=int, default=N_FOLDS, help="number of cross-validation folds")
+    build.add_argument("--no-controls", action="store_true",
+                       help="skip scoring the control baselines (run `genebench controls --data DIR` later)")
     build.set_defaults(handler=run_build)
 
     push = subparsers.add_parser("push", help="upload a built data folder to a Hub dataset repo", epilog=PUSH_EPILOG,
@@ -61,7 +63,7 @@ def run_build(args: argparse.Namespace) -> int:
     from genebench.build import build_data
 
     data = build_data(args.out, args.family, sources_dir=args.sources, hgnc=args.hgnc, refseq=args.refseq,
-                      seed=args.seed, n_folds=args.n_folds)
+                      seed=args.seed, n_folds=args.n_folds, controls=not args.no_controls)
     print(f"built {', '.join(data.families)} into {args.out} ({len(data.tasks())} tasks, "
           f"data revision {data.revision['data_hash']})")
     return 0

@@ -184,7 +184,8 @@ class _Features:
         return X, first.basis if first is second else None
 
 
-def _summarise(per_fold: list[dict[str, float]]) -> dict[str, MetricScores]:
+def summarise_folds(per_fold: list[dict[str, float]]) -> dict[str, MetricScores]:
+    """Each metric's per-fold values with their mean and std (ddof=0)."""
     out = {}
     for metric in per_fold[0]:
         values = np.array([fold[metric] for fold in per_fold], dtype=np.float64)
@@ -278,7 +279,7 @@ class _Engine:
             else:
                 per_fold.append(classification_scores(labels[test], held_out[test], task_type=kind,
                                                        groups=None if readout is None else readout[test]))
-        return _summarise(per_fold)
+        return summarise_folds(per_fold)
 
     def score_derived(self, task: Task, parent: Task, parent_held_out: np.ndarray | None,
                       parent_features: _Features | None) -> TaskScores | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Category = Literal[
     "genomic properties",
@@ -20,6 +20,13 @@ TaskType = Literal["binary", "categorical", "multi-label", "derived binary", "ge
 
 Evaluation = Literal["cv", "train-test"]
 """`cv`: k-fold cross-validation over the stored folds; `train-test`: a fixed published split."""
+
+FoldScheme = Literal["stratified", "cold genes"]
+"""How `cv` folds are assigned (see `genebench.tasks.folds`): label-stratified rows, or, for pair tasks, gene
+groups such that no gene of a held-out pair appears in any training pair."""
+
+SHORTCUT_AUC = 0.9
+"""A task on which a control baseline (see `genebench.controls`) reaches this main score is shortcut-solvable."""
 
 CATEGORIES: tuple[str, ...] = Category.__args__
 TASK_TYPES: tuple[str, ...] = TaskType.__args__
@@ -37,11 +44,19 @@ class TaskSpec(BaseModel):
     aliases: tuple[str, ...] = Field(default=(), description="Older names that still resolve, with a warning.")
     entity_types: tuple[str, ...] = ("gene",)
     evaluation: Evaluation = "cv"
+    fold_scheme: FoldScheme = "stratified"
     min_class_size: int = Field(default=5, ge=1, description="Classes or labels with fewer genes are dropped.")
     derived_min_prevalence: float | None = Field(
         default=None, ge=0, le=1, description="Multi-label only: derive a binary task per label this frequent."
     )
     notes: str = ""
+
+    @model_validator(mode="after")
+    def _check_fold_scheme(self) -> TaskSpec:
+        if self.fold_scheme == "cold genes" and (len(self.entity_types) != 2 or self.evaluation != "cv"):
+            raise ValueError(f"task '{self.name}': fold_scheme 'cold genes' needs a cv task over pairs, found "
+                             f"entity_types {self.entity_types} and evaluation '{self.evaluation}'.")
+        return self
 
 
 class TaskMetadata(TaskSpec):
@@ -61,8 +76,26 @@ class TaskMetadata(TaskSpec):
     citation: str
     hgnc_version: str = "unknown"
     symbol_report: dict[str, int] = Field(default_factory=dict)
+    controls: dict[str, float] = Field(
+        default_factory=dict, description="Main score of each control baseline on this task (`genebench.controls`), "
+        "read from the data folder's controls; empty when none were computed. Not stored in tasks.parquet."
+    )
 
     @property
     def is_derived(self) -> bool:
         """Whether this task is one label of a multi-label parent."""
         return self.parent is not None
+
+    @property
+    def best_control(self) -> tuple[str, float] | None:
+        """The control with the highest main score on this task and that score, or None without controls."""
+        if not self.controls:
+            return None
+        name = max(self.controls, key=lambda control: (self.controls[control], control))
+        return name, self.controls[name]
+
+    @property
+    def is_shortcut_solvable(self) -> bool:
+        """Whether a control reaches `SHORTCUT_AUC`: a good score here need not mean a model understands genes."""
+        best = self.best_control
+        return best is not None and best[1] >= SHORTCUT_AUC
