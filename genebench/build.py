@@ -138,6 +138,10 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, prog
         "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__,
     }
     _commit_manifest(out, manifest)
+    data = BenchmarkData(out)
+    manifest["controls"]["shortcut_solvable"] = {meta.name: list(meta.best_control) for meta in data.tasks()
+                                                 if meta.is_shortcut_solvable}
+    _commit_manifest(out, manifest)  # the card lists them
     return BenchmarkData(out)
 
 

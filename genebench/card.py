@@ -44,6 +44,22 @@ normalise symbols.
 Folds are seeded and stratified, computed once at build time (see `genebench/tasks/folds.py` for the exact
 algorithm): rows in entity order, a per-task generator seeded by sha256 of "<seed>:<task name>", classes dealt
 round-robin for binary/categorical tasks, iterative stratification (Sechidis et al. 2011) for multi-label tasks.
+
+Pair tasks with `fold_scheme` "cold genes" ("Gene2Gene (cold genes)") split the genes into one seeded group per
+fold and keep only the pairs whose two genes share a group, the fold being that group: no gene of a held-out pair
+appears in any training pair. The task's `symbol_report.n_cross_group` counts the pairs this leaves out.
+PerturbQA keeps its published split, which is cold for perturbations already: no perturbed gene of `test` is
+perturbed in `train` (read-out genes do recur, and each is scored on its own by `auc_per_gene`).
+"""
+
+_CONTROLS = """## Controls
+
+`controls/` holds ordinary genebench result files of three control baselines on every task, scored with the
+default probe from the data alone: `name` (bag-of-words over each gene's HGNC symbol and approved name),
+`identity` (one indicator per gene, pair tasks only: what knowing which genes are paired predicts) and `random`
+(seeded random vectors). They are listed in `genebench.json` with their sha256, but are not part of the data
+revision. A task on which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean
+that a model understands genes. genebench records each model's lift over the best control with every result.
 """
 
 
@@ -79,7 +95,8 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
         "# genebench", "", _SUMMARY,
         f"Data revision `{manifest.get('data_hash', '?')}`, built with genebench {manifest.get('genebench_version')}.",
         "", "## Supported tasks", "", _overview(tasks), "", tasks.to_markdown(index=False) if len(tasks) else "", "",
-        _LAYOUT, "## Source data", "", *_sources(families), *_differences(families), "## Licensing", "",
+        _LAYOUT, *_controls(manifest.get("controls")), "## Source data", "", *_sources(families),
+        *_differences(families), "## Licensing", "",
         "Each family keeps its source's licence (table above). Cite the sources you use.", "",
         "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
     ])
@@ -109,6 +126,16 @@ def _overview(tasks: pd.DataFrame) -> str:
     lines = [f"{total} tasks ({len(tasks)} below plus {int(tasks['derived tasks'].sum())} derived binary tasks).", ""]
     lines += [f"- {category}: {n} tasks" for category, n in counts.items()]
     return "\n".join(lines)
+
+
+def _controls(controls: dict[str, Any] | None) -> list[str]:
+    if not controls:
+        return []
+    flagged = controls.get("shortcut_solvable", {})
+    lines = [_CONTROLS, f"Computed in {controls['seconds']} s with genebench {controls['genebench_version']}; "
+             f"{len(flagged)} shortcut-solvable tasks:", ""]
+    lines += [f"- {task}: {control} {score:.3f}" for task, (control, score) in sorted(flagged.items())]
+    return [*lines, ""]
 
 
 def _differences(families: dict[str, Any]) -> list[str]:

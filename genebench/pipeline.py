@@ -27,6 +27,7 @@ from genebench.progress import progress as progress_counter
 from genebench.results import (
     OverwriteStrategy,
     TaskResult,
+    format_lift,
     read_result,
     result_path,
     results_frame,
@@ -377,9 +378,12 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
     """The `TaskResult` of one scored task."""
     from genebench import __version__
 
+    best = scores.task.metadata.best_control
+    main = scores.scores.get(scores.main_score)
+    lift = None if best is None or main is None else round(main.mean - best[1], 6)
     return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
                       model=model, probe=probe, coverage=scores.coverage, scores=scores.scores,
-                      main_score=scores.main_score, skipped=scores.skipped,
+                      main_score=scores.main_score, skipped=scores.skipped, lift=lift,
                       timing={"probe_seconds": round(scores.seconds, 4)},
                       date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
                       diagnostics=scores.diagnostics)
@@ -469,10 +473,12 @@ def save_run_config(out: Path, config: RunConfig) -> None:
 
 
 def paper_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± std of each task's main score (AUC) per category and per task type, with coverage."""
+    """Mean ± std of each task's main score (AUC) per category and per task type, with the mean lift over the best
+    control (see `genebench.controls`) and coverage."""
     table = summary_table(results)
-    table = table.assign(**{"AUC (mean ± std)": table["cell"], "coverage": table["coverage"].map("{:.1%}".format)})
-    return table[["by", "group", "n_tasks", "AUC (mean ± std)", "coverage"]]
+    table = table.assign(**{"AUC (mean ± std)": table["cell"], "lift": table["lift"].map(format_lift),
+                            "coverage": table["coverage"].map("{:.1%}".format)})
+    return table[["by", "group", "n_tasks", "AUC (mean ± std)", "lift", "coverage"]]
 
 
 # -- the whole job ----------------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ import pandas as pd
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, standings
 from genebench.errors import ResultsError
-from genebench.results import score_cell, summary_table
-from genebench.tasks.metadata import CATEGORIES
+from genebench.results import drop_flagged, format_lift, score_cell, summary_table
+from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC
 
 TIE = 0.005
 """Two AUCs closer than this count as a tie: the probe's own tolerance against scikit-learn."""
@@ -46,16 +46,34 @@ def run_standings(results: pd.DataFrame) -> list[Standing]:
                                                      "coverage"]])
 
 
+def flagged_note(results: pd.DataFrame, *, excluded: bool) -> str:
+    """One line naming the shortcut-solvable tasks among `results` and their best control; "" when none is."""
+    flagged = results[results["is_flagged"].astype(bool)].drop_duplicates("task")
+    if flagged.empty:
+        return ""
+    names = ", ".join(f"{task} ({control})" for task, control in zip(flagged["task"], flagged["best_control"]))
+    action = "left out (--exclude-flagged)" if excluded else "--exclude-flagged leaves them out"
+    return (f"\n{len(flagged)} shortcut-solvable tasks (a control reaches ROC AUC {SHORTCUT_AUC}): {names}; "
+            f"{action}.")
+
+
 def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Tasks × models: "mean ± std" of the main score per fold, plus each task's category and type."""
+    """Tasks × models: "mean ± std (lift)" of the main score per fold, plus each task's category, type and best
+    control (flagged "shortcut" when it reaches `SHORTCUT_AUC`)."""
     scored = main_scores(results)
-    scored["cell"] = [f"{m:.3f} ± {s:.3f}" for m, s in zip(scored["mean"], scored["std"])]
+    scored["cell"] = [f"{m:.3f} ± {s:.3f} ({format_lift(lift)})"
+                      for m, s, lift in zip(scored["mean"], scored["std"], scored["lift"])]
     table = scored.pivot_table(index=["category", "type", "task"], columns="label", values="cell", aggfunc="first")
+    controls = scored.drop_duplicates("task").set_index("task")
+    control = [f"{controls.at[t, 'best_control']}{' shortcut' if controls.at[t, 'is_flagged'] else ''}"
+               if controls.at[t, "best_control"] else "\u2013" for t in table.index.get_level_values("task")]
+    table.insert(0, "best control", control)
     return table.reset_index().rename_axis(columns=None)
 
 
 def category_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Models × (categories, task types): mean ± std over task AUCs, the paper's table.
+    """Models × (categories, task types): mean ± std over task AUCs, the paper's table, with each model's mean lift
+    over the best control.
 
     Each model's rank (complete runs of one data revision only), task count, mean coverage and, for an unranked
     run, why: ranked runs come first, by rank.
@@ -65,14 +83,16 @@ def category_table(results: pd.DataFrame) -> pd.DataFrame:
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
     order = [c for c in (*CATEGORIES, *sorted(set(summary["group"]) - set(CATEGORIES))) if c in table.columns]
     overall = scored.groupby("label")["mean"].agg(["mean", lambda v: float(np.std(v)), "size"])
+    lift = scored.groupby("label")["lift"].mean()
     ranking = [s for s in run_standings(results) if s.run in table.index]
     table = table.loc[[s.run for s in ranking], order]
     table.insert(0, "rank", [s.rank if s.rank else "–" for s in ranking])
     table.insert(1, "all tasks", [score_cell(overall.loc[s.run, "mean"], overall.loc[s.run, "<lambda_0>"],
                                              int(overall.loc[s.run, "size"])) for s in ranking])
-    table.insert(2, "n tasks", [s.tasks_label for s in ranking])
-    table.insert(3, "coverage", [f"{s.coverage:.1%}" for s in ranking])
-    table.insert(4, "note", [s.note for s in ranking])
+    table.insert(2, "lift", [format_lift(lift.loc[s.run]) for s in ranking])
+    table.insert(3, "n tasks", [s.tasks_label for s in ranking])
+    table.insert(4, "coverage", [f"{s.coverage:.1%}" for s in ranking])
+    table.insert(5, "note", [s.note for s in ranking])
     return table.fillna("–").reset_index().rename_axis(columns=None)
 
 
@@ -176,18 +196,23 @@ def _save(fig, path: Path) -> list[Path]:
     return written
 
 
-def write_report(results: pd.DataFrame, out: str | Path) -> list[Path]:
-    """Write tables (markdown, CSV, HTML) and figures (PNG, SVG) for every model in `results`."""
+def write_report(results: pd.DataFrame, out: str | Path, *, exclude_flagged: bool = False) -> list[Path]:
+    """Write tables (markdown, CSV, HTML) and figures (PNG, SVG) for every model in `results`.
+
+    With `exclude_flagged`, the category table and figures leave out shortcut-solvable tasks; the task table
+    lists every task, flagged ones marked.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tables = {"categories": category_table(results), "tasks": per_task_table(results)}
+    summarised = drop_flagged(results) if exclude_flagged else results
+    tables = {"categories": category_table(summarised), "tasks": per_task_table(results)}
     written = []
     for name, table in tables.items():
         for suffix, text in ((".md", table.to_markdown(index=False)), (".csv", table.to_csv(index=False))):
             written.append(write_atomic(out / f"{name}{suffix}", text))
     written.append(write_atomic(out / "report.html", _html(tables)))
-    written += plot_heatmap(results, out / "heatmap")
-    written += plot_categories(results, out / "categories")
+    written += plot_heatmap(summarised, out / "heatmap")
+    written += plot_categories(summarised, out / "categories")
     return written
 
 
@@ -207,6 +232,8 @@ class Comparison:
     a: str
     b: str
     n_tasks: int
+    mean_lift_a: float
+    mean_lift_b: float
     mean_difference: float
     ci_low: float
     ci_high: float
@@ -225,13 +252,15 @@ class Comparison:
             f"mean AUC difference (A - B): {self.mean_difference:+.4f}  95% bootstrap CI [{self.ci_low:+.4f}, "
             f"{self.ci_high:+.4f}]",
             f"A wins {self.wins}, ties {self.ties} (|diff| < {TIE}), loses {self.losses}",
+            f"mean lift over the best control: A {format_lift(self.mean_lift_a)}, B {format_lift(self.mean_lift_b)}",
             "", "tasks where they differ most:", self.largest.to_markdown(index=False, floatfmt=".3f"),
         ]
         return "\n".join(lines)
 
 
 def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top: int = 10, seed: int = 0) -> Comparison:
-    """Paired comparison of models `a` and `b` (names as shown in reports) on their shared tasks.
+    """Paired comparison of models `a` and `b` (names as shown in reports) on their shared tasks, with each one's
+    mean lift over the best control. Pass `drop_flagged(results)` to leave out shortcut-solvable tasks.
 
     The confidence interval is a percentile bootstrap over tasks with `np.random.default_rng(seed)`.
     """
@@ -243,12 +272,16 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
     wide = scored.pivot_table(index="task", columns="label", values="mean", aggfunc="first")[[a, b]].dropna()
     if wide.empty:
         raise ResultsError(f"models '{a}' and '{b}' share no scored task; run both on the same tasks.")
+    lifts = scored.pivot_table(index="task", columns="label", values="lift", aggfunc="first", dropna=False)
+    lifts = lifts.reindex(index=wide.index, columns=[a, b])
     diff = (wide[a] - wide[b]).to_numpy()
     rng = np.random.default_rng(seed)
     boots = diff[rng.integers(0, len(diff), size=(n_boot, len(diff)))].mean(axis=1)
-    largest = wide.assign(difference=diff).iloc[np.argsort(-np.abs(diff), kind="stable")].head(top)
+    largest = wide.assign(**{f"lift {a}": lifts[a], f"lift {b}": lifts[b], "difference": diff})
+    largest = largest.iloc[np.argsort(-np.abs(diff), kind="stable")].head(top)
     return Comparison(
-        a=a, b=b, n_tasks=len(diff), mean_difference=float(diff.mean()),
+        a=a, b=b, n_tasks=len(diff), mean_lift_a=float(lifts[a].mean()), mean_lift_b=float(lifts[b].mean()),
+        mean_difference=float(diff.mean()),
         ci_low=float(np.quantile(boots, 0.025)), ci_high=float(np.quantile(boots, 0.975)),
         wins=int((diff >= TIE).sum()), ties=int((np.abs(diff) < TIE).sum()), losses=int((diff <= -TIE).sum()),
         largest=largest.reset_index(),

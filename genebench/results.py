@@ -160,8 +160,8 @@ def read_result(path: str | Path) -> TaskResult:
 
 
 _COLUMNS = ["model", "revision", "input", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
-            "n_folds", "n_covered", "n_task", "coverage", "skipped", "data_revision", "data_tasks", "genebench_version",
-            "date", "path"]
+            "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control", "is_flagged",
+            "data_revision", "data_tasks", "genebench_version", "date", "path"]
 _KEY = ["model", "revision", "task", "metric"]
 
 
@@ -217,8 +217,10 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
 
     Returns:
         Columns: model, revision, input, task, family, category, type, metric, is_main, mean, std,
-        n_folds, n_covered, n_task, coverage, skipped, data_revision (the data's id), data_tasks (how many tasks
-        that data revision holds; NaN if unknown), genebench_version, date, path.
+        n_folds, n_covered, n_task, coverage, skipped, lift (main score minus the best control's, NaN without
+        controls), best_control ("name 1.000"), is_flagged (a control reaches `SHORTCUT_AUC`), data_revision (the
+        data's id), data_tasks (how many tasks that data revision holds; NaN if unknown), genebench_version, date,
+        path.
     """
     results = list(results)
     if paths is None:
@@ -229,6 +231,8 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "task": result.task.name, "family": result.task.family, "category": result.task.category,
                 "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
+                "lift": np.nan if result.lift is None else result.lift, "best_control": _best_control(result.task),
+                "is_flagged": result.task.is_shortcut_solvable,
                 "data_revision": revision_id(result.dataset_revision),
                 "data_tasks": revision_task_count(result.dataset_revision),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}
@@ -250,6 +254,28 @@ def score_cell(mean: float, std: float, n: int = 2) -> str:
     return f"{mean:.3f} (1 task)" if n == 1 else f"{mean:.3f} ± {std:.3f}"
 
 
+def _best_control(task: TaskMetadata) -> str | None:
+    best = task.best_control
+    return None if best is None else f"{best[0]} {best[1]:.3f}"
+
+
+def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
+    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`).
+
+    Each data revision's task count (`data_tasks`) drops by its flagged tasks too, so a run that held every task
+    still counts as complete.
+    """
+    flagged = results["is_flagged"].astype(bool)
+    per_revision = results[flagged].groupby("data_revision")["task"].nunique()
+    kept = results[~flagged]
+    return kept.assign(data_tasks=kept["data_tasks"] - kept["data_revision"].map(per_revision).fillna(0))
+
+
+def format_lift(lift: float) -> str:
+    """A lift as shown next to a score: "+0.123", or "–" without controls."""
+    return "\u2013" if lift is None or not np.isfinite(lift) else f"{lift:+.3f}"
+
+
 def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "type"),
                   metric: str | None = None) -> pd.DataFrame:
     """The paper's summary: per model, per category and per task type, mean ± std over task scores.
@@ -262,7 +288,8 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
 
     Returns:
         One row per (model, revision, grouping, group): n_tasks, mean, std (over tasks, ddof=0), the mean
-        coverage of those tasks, and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
+        coverage of those tasks, `lift`, the mean lift over the tasks that have controls (NaN when none has),
+        and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
 
     Examples:
         >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
@@ -271,6 +298,8 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
         >>> summary_table(df, by=("category",))["cell"].tolist()
         ['0.700 ± 0.100']
     """
+    if "lift" not in results:
+        results = results.assign(lift=np.nan)
     needed = ("model", "revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
     missing = [c for c in needed if c not in results]
     if missing:
@@ -281,10 +310,12 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
     for column in by:
         grouped = scored.groupby(["model", "revision", column], sort=True)
         block = grouped.agg(n_tasks=("task", "nunique"), mean=("mean", "mean"),
-                            std=("mean", lambda v: float(np.std(v))), coverage=("coverage", "mean")).reset_index()
+                            std=("mean", lambda v: float(np.std(v))), coverage=("coverage", "mean"),
+                            lift=("lift", "mean")).reset_index()
         blocks.append(block.rename(columns={column: "group"}).assign(by=column))
     table = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame()
+    columns = ["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "lift", "cell"]
     if table.empty:
-        return pd.DataFrame(columns=["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "cell"])
+        return pd.DataFrame(columns=columns)
     table["cell"] = [score_cell(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n_tasks"])]
-    return table[["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "cell"]]
+    return table[columns]

@@ -29,6 +29,13 @@ def add_task_selection_args(parser: argparse.ArgumentParser) -> None:
                        help="leave out the derived binary tasks (one per label of a multi-label task)")
 
 
+def add_exclude_flagged_arg(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """`--exclude-flagged`: leave shortcut-solvable tasks out of summaries."""
+    parser.add_argument("--exclude-flagged", action="store_true",
+                        help="leave out of summaries the tasks a control baseline solves (ROC AUC >= 0.9: "
+                             "shortcut-solvable, see `genebench controls --help`)")
+
+
 def selected_tasks(args: argparse.Namespace, data) -> list:
     """Task metadata chosen by the task-selection options, in registry order."""
     from genebench.tasks.registry import list_tasks

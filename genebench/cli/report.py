@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genebench.cli.options import HelpFormatter
+from genebench.cli.options import HelpFormatter, add_exclude_flagged_arg
 
 REPORT_EPILOG = """\
 examples:
@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "counted once.")
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
     report.add_argument("--out", type=Path, default=Path("report"), metavar="DIR", help="report folder")
+    add_exclude_flagged_arg(report)
     report.set_defaults(handler=run_report)
 
     compare = subparsers.add_parser(
@@ -42,23 +43,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--b", required=True, metavar="MODEL", help="second model")
     compare.add_argument("--top", type=int, default=10, help="how many most-different tasks to list")
     compare.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples")
+    add_exclude_flagged_arg(compare)
     compare.set_defaults(handler=run_compare)
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from genebench.report import category_table, write_report
-    from genebench.results import load_results
+    from genebench.report import category_table, flagged_note, write_report
+    from genebench.results import drop_flagged, load_results
 
     results = load_results(args.results)
-    written = write_report(results, args.out)
-    print(category_table(results).to_markdown(index=False))
+    written = write_report(results, args.out, exclude_flagged=args.exclude_flagged)
+    print(category_table(drop_flagged(results) if args.exclude_flagged else results).to_markdown(index=False))
+    note = flagged_note(results, excluded=args.exclude_flagged)
+    if note:
+        print(note)
     print(f"\nwrote {len(written)} files to {args.out}/ (report.html, tables, heatmap and category figures)")
     return 0
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from genebench.report import compare
-    from genebench.results import load_results
+    from genebench.report import compare, flagged_note
+    from genebench.results import drop_flagged, load_results
 
-    print(compare(load_results(args.results), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
+    results = load_results(args.results)
+    print(compare(drop_flagged(results) if args.exclude_flagged else results, args.a, args.b, n_boot=args.n_boot,
+                  top=args.top).to_text())
+    note = flagged_note(results, excluded=args.exclude_flagged)
+    if note:
+        print(note)
     return 0

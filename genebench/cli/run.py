@@ -9,6 +9,7 @@ from pathlib import Path
 from genebench.cli.options import (
     HelpFormatter,
     add_data_args,
+    add_exclude_flagged_arg,
     add_task_selection_args,
     open_data_from_args,
     selected_tasks,
@@ -80,6 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
     probe.add_argument("--common-with", nargs="+", metavar="EMBEDDINGS",
                        help="embedding files (from `genebench encode`) whose common genes every task is limited to")
+    add_exclude_flagged_arg(probe)
     run.set_defaults(handler=run_run)
 
     encode = subparsers.add_parser("encode", help="encode genes with a model into an embedding file",
@@ -130,7 +132,8 @@ def run_encode(args: argparse.Namespace) -> int:
 
 def run_run(args: argparse.Namespace) -> int:
     from genebench import pipeline
-    from genebench.report import plot_categories
+    from genebench.report import flagged_note, plot_categories
+    from genebench.results import drop_flagged
 
     config = config_from_args(args)
     data = open_data_from_args(args)
@@ -139,9 +142,12 @@ def run_run(args: argparse.Namespace) -> int:
     table = done.frame
     print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")
-    print(pipeline.paper_table(table).to_markdown(index=False))
+    print(pipeline.paper_table(drop_flagged(table) if args.exclude_flagged else table).to_markdown(index=False))
     if "descriptions" in done.model.notes:
         print(pipeline.descriptions_line(done.model.notes["descriptions"]))
+    note = flagged_note(table, excluded=args.exclude_flagged)
+    if note:
+        print(note)
     skipped = sum(r.skipped is not None for r in done.results)
     if skipped:
         print(f"\n{skipped} tasks skipped (reasons in their result files).")

@@ -182,7 +182,8 @@ def _href(*parts: str) -> str:
 
 
 def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """The JSON document the page renders: tasks, models, per-task main scores and figures.
+    """The JSON document the page renders: tasks (with their best control and shortcut flag), models, per-task
+    main scores ([mean, std, lift over the best control or None]) and figures.
 
     Args:
         runs: Validated runs.
@@ -198,6 +199,8 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                     "category": result.task.category,
                     "type": result.task.type,
                     "n_entities": result.task.n_entities,
+                    "best_control": _best_control(result.task.best_control),
+                    "shortcut": result.task.is_shortcut_solvable,
                 },
             )
     models = []
@@ -229,7 +232,9 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         )
     scores = {
         run.key: {
-            r.task.name: ([r.scores[r.main_score].mean, r.scores[r.main_score].std] if r.skipped is None else None)
+            r.task.name: (
+                [r.scores[r.main_score].mean, r.scores[r.main_score].std, r.lift] if r.skipped is None else None
+            )
             for r in run.results
         }
         for run in runs
@@ -251,6 +256,10 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         "scores": scores,
         "figures": [{"src": src, "caption": caption} for src, caption in figures],
     }
+
+
+def _best_control(best: tuple[str, float] | None) -> dict[str, Any] | None:
+    return None if best is None else {"name": best[0], "score": best[1]}
 
 
 def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = ()) -> Path:

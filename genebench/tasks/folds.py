@@ -18,7 +18,7 @@ The algorithm, exactly (so anyone can reproduce the folds without genebench):
    kept only when both its genes fall in one group, and its fold is that group; pairs across groups are left
    out. No gene of a held-out pair then appears in any training pair, so a probe cannot score a pair by what it
    learnt about either gene from other pairs (gene identity, interaction degree). With k groups about 1/k of the
-   pairs are kept (Gene2Gene: 57,990 of 288,365 pairs with k = 5), and folds are not label-stratified.
+   pairs are kept (Gene2Gene: 57,605 of 288,365 pairs with k = 5), and folds are not label-stratified.
 """
 
 from __future__ import annotations

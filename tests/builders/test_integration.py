@@ -24,7 +24,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def data(shared_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("real")
-    return build_data(out, FAMILIES, sources_dir=shared_data, progress=False)
+    return build_data(out, FAMILIES, sources_dir=shared_data, controls=False, progress=False)
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))

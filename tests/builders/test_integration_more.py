@@ -32,7 +32,7 @@ UNIPROT_GENES = {  # genes per keyword category in Swiss-Prot 2023_04 (shared/da
 @pytest.fixture(scope="module")
 def built(shared_data, tmp_path_factory):
     return build_data(tmp_path_factory.mktemp("more"), ["perturbqa", "uniprot_keywords", "hpa", "reactome"],
-                      sources_dir=shared_data, progress=False)
+                      sources_dir=shared_data, controls=False, progress=False)
 
 
 def test_perturbqa_rows_per_file_match_the_publication(built):

@@ -44,7 +44,8 @@ def test_leaderboard_data_holds_main_scores(make_results) -> None:
     assert (esm["size"], esm["n_parameters"], esm["input"]) == ("medium", 650_000_000, "protein")
     assert esm["meta_href"] == "models/facebook__esm2_t33_650M_UR50D/main/model_meta.json"
     result = next(r for r in runs[1].results if r.task.name == "Pathways")
-    assert data["scores"][runs[1].key]["Pathways"] == [result.scores["roc_auc"].mean, result.scores["roc_auc"].std]
+    assert data["scores"][runs[1].key]["Pathways"] == [result.scores["roc_auc"].mean, result.scores["roc_auc"].std,
+                                                       result.lift]
 
 
 def test_skipped_task_has_no_score(make_results) -> None:

@@ -1,6 +1,6 @@
 import numpy as np
 
-from genebench.tasks.folds import assign_folds, iterative_stratification, task_seed
+from genebench.tasks.folds import assign_folds, cold_gene_folds, iterative_stratification, task_seed
 
 
 def _keys(n):
@@ -43,3 +43,18 @@ def test_iterative_stratification_spreads_rare_labels():
     rare = labels.sum(axis=0)[0]
     assert per_fold[:, 0].max() - per_fold[:, 0].min() <= 1, (rare, per_fold[:, 0])
     assert (per_fold > 0).all()
+
+
+def test_cold_gene_folds_keep_test_genes_out_of_training():
+    rng = np.random.default_rng(3)
+    genes = np.array([f"G{i:03d}" for i in range(200)])
+    pairs = genes[rng.integers(0, 200, size=(5000, 2))]
+    folds = cold_gene_folds(pairs[:, 0], pairs[:, 1], n_folds=5, seed=0, task_name="pairs")
+    kept = folds >= 0
+    assert 0.15 < kept.mean() < 0.25  # about 1/k of the pairs share a group
+    for fold in range(5):
+        test, train = pairs[folds == fold], pairs[kept & (folds != fold)]
+        assert len(test) and not set(test.ravel()) & set(train.ravel())
+    order = rng.permutation(len(pairs))
+    again = cold_gene_folds(pairs[order, 0], pairs[order, 1], n_folds=5, seed=0, task_name="pairs")
+    assert np.array_equal(again, folds[order])  # a gene's group depends on the gene set, not the row order

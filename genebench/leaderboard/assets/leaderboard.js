@@ -5,7 +5,7 @@
   var data = JSON.parse(document.getElementById("leaderboard-data").textContent);
   var FILTERS = ["category", "type", "modality", "size"];
   var state = {
-    category: "", type: "", modality: "", size: "",
+    category: "", type: "", modality: "", size: "", flagged: false,
     summarySort: { col: "rank", desc: false }, unrankedSort: { col: "overall", desc: true }, taskSort: {}
   };
 
@@ -22,6 +22,10 @@
     return cell.n === 1 ? cell.mean.toFixed(3) + " (1 task)" : cell.mean.toFixed(3) + " \u00b1 " + cell.std.toFixed(3);
   }
 
+  function fmtLift(lift) {
+    return lift === null || lift === undefined ? "\u2013" : (lift >= 0 ? "+" : "") + lift.toFixed(3);
+  }
+
   function meanStd(values) {
     if (!values.length) { return null; }
     var mean = values.reduce(function (a, b) { return a + b; }, 0) / values.length;
@@ -31,7 +35,8 @@
 
   function selectedTasks() {
     return data.tasks.filter(function (t) {
-      return (!state.category || t.category === state.category) && (!state.type || t.type === state.type);
+      return (!state.category || t.category === state.category) && (!state.type || t.type === state.type) &&
+        !(state.flagged && t.shortcut);
     });
   }
 
@@ -44,6 +49,14 @@
   function aggregate(model, tasks) {
     var scores = data.scores[model.key] || {};
     return meanStd(tasks.map(function (t) { return scores[t.name]; }).filter(Boolean).map(function (s) { return s[0]; }));
+  }
+
+  function meanLift(model, tasks) {
+    var scores = data.scores[model.key] || {};
+    var lifts = tasks.map(function (t) { return scores[t.name]; })
+      .filter(function (s) { return s && s[2] !== null && s[2] !== undefined; }).map(function (s) { return s[2]; });
+    var summary = meanStd(lifts);
+    return summary && summary.mean;
   }
 
   function compare(a, b, desc) {
@@ -80,7 +93,7 @@
   function fillSummary(tableId, sort, tasks, models, ranked) {
     var categories = data.categories.filter(function (c) { return tasks.some(function (t) { return t.category === c; }); });
     var rows = models.map(function (m) {
-      var row = { model: m, overall: aggregate(m, tasks), byCategory: {} };
+      var row = { model: m, overall: aggregate(m, tasks), lift: meanLift(m, tasks), byCategory: {} };
       categories.forEach(function (c) {
         row.byCategory[c] = aggregate(m, tasks.filter(function (t) { return t.category === c; }));
       });
@@ -94,6 +107,7 @@
       if (sort.col === "input") { return row.model.modality; }
       if (sort.col === "size") { return row.model.n_parameters; }
       if (sort.col === "overall") { return row.overall && row.overall.mean; }
+      if (sort.col === "lift") { return row.lift; }
       if (sort.col === "tasks") { return row.overall ? row.overall.n : 0; }
       if (sort.col === "coverage") { return row.model.coverage; }
       var cell = row.byCategory[sort.col.slice(4)];
@@ -108,6 +122,7 @@
     if (ranked) { sortableHeader(head, "rank", "Rank", sort, onSort); }
     sortableHeader(head, "model", "Model", sort, onSort);
     sortableHeader(head, "overall", "Overall", sort, onSort);
+    sortableHeader(head, "lift", "Lift", sort, onSort);
     sortableHeader(head, "tasks", "Tasks", sort, onSort);
     sortableHeader(head, "coverage", "Coverage", sort, onSort);
     categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
@@ -125,6 +140,7 @@
       name.appendChild(el("span", { class: "model-id" }, m.id));
       name.appendChild(el("span", { class: "muted revision", title: m.revision }, " @" + m.revision.slice(0, 12)));
       tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
+      tr.appendChild(el("td", { "data-col": "lift" }, fmtLift(row.lift)));
       tr.appendChild(el("td", { "data-col": "tasks" }, tasksCell(row, tasks)));
       tr.appendChild(el("td", { "data-col": "coverage" }, (100 * m.coverage).toFixed(1) + "%"));
       categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
@@ -175,12 +191,18 @@
       var body = table.appendChild(el("tbody"));
       rows.forEach(function (t) {
         var tr = body.appendChild(el("tr", { "data-task": t.name }));
-        tr.appendChild(el("td", { "data-col": "task" }, t.name));
+        var name = tr.appendChild(el("td", { "data-col": "task" }, t.name));
+        if (t.shortcut) {
+          name.appendChild(el("span", { class: "shortcut", title: "shortcut-solvable: the " + t.best_control.name +
+            " control reaches AUC " + t.best_control.score.toFixed(3) }, " \u2691 " + t.best_control.name + " " +
+            t.best_control.score.toFixed(3)));
+        }
         tr.appendChild(el("td", { "data-col": "type" }, t.type));
         tr.appendChild(el("td", { "data-col": "genes" }, t.n_entities));
         models.forEach(function (m) {
           var score = (data.scores[m.key] || {})[t.name];
-          tr.appendChild(el("td", { "data-col": "model:" + m.key }, score ? fmt({ mean: score[0], std: score[1] }) : "\u2013"));
+          tr.appendChild(el("td", { "data-col": "model:" + m.key },
+            score ? fmt({ mean: score[0], std: score[1] }) + " (" + fmtLift(score[2]) + ")" : "\u2013"));
         });
       });
     });
@@ -216,8 +238,12 @@
       choices[name].forEach(function (choice) { select.appendChild(el("option", { value: choice[0] }, choice[1])); });
       select.addEventListener("change", function () { state[name] = select.value; render(); });
     });
+    var flagged = document.getElementById("filter-flagged");
+    flagged.addEventListener("change", function () { state.flagged = flagged.checked; render(); });
     document.getElementById("filter-reset").addEventListener("click", function () {
       FILTERS.forEach(function (name) { state[name] = ""; document.getElementById("filter-" + name).value = ""; });
+      state.flagged = false;
+      flagged.checked = false;
       render();
     });
   }

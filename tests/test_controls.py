@@ -1,0 +1,102 @@
+"""Control baselines: computed at build time from real sources, stored and hash-checked, shown as lift."""
+
+import json
+import shutil
+
+import pytest
+
+from genebench.build import add_controls, build_data
+from genebench.cli import main
+from genebench.controls import RANDOM_DIM, identity_scores, score_controls
+from genebench.data import BenchmarkData, open_data
+from genebench.errors import SourceFormatError
+from genebench.probe.settings import ProbeSettings
+from genebench.tasks.metadata import SHORTCUT_AUC
+
+HLA = "HLA class I vs class II"
+
+
+@pytest.fixture(scope="module")
+def hgnc_data(shared_data, tmp_path_factory):
+    """The hgnc family built from the real HGNC release, with its controls."""
+    return build_data(tmp_path_factory.mktemp("hgnc"), ["hgnc"], sources_dir=shared_data, progress=False)
+
+
+@pytest.fixture(scope="module")
+def gene2gene(shared_data, tmp_path_factory):
+    """Gene2Gene and Gene2Gene (cold genes) built from Gene2vec's real predictionData, without controls."""
+    return build_data(tmp_path_factory.mktemp("g2g"), ["gene2gene"], sources_dir=shared_data, controls=False,
+                      progress=False)
+
+
+def test_names_solve_hla_class_so_it_is_flagged(hgnc_data):
+    meta = hgnc_data.metadata(HLA)
+    assert meta.controls["name"] >= SHORTCUT_AUC  # "class I" / "class II" is in the approved names
+    assert meta.controls["random"] < 0.75
+    assert meta.best_control[0] == "name" and meta.is_shortcut_solvable
+    assert "identity" not in meta.controls  # single-gene tasks have no identity control
+
+
+def test_controls_are_hash_checked_files_outside_the_data_revision(hgnc_data, tmp_path):
+    manifest = hgnc_data.manifest
+    files = manifest["controls"]["files"]
+    assert {f.split("/")[1] for f in files} == {"control__name", "control__random"}
+    assert set(files) <= set(manifest["files"])
+    hgnc_data.verify()
+    copy = tmp_path / "data"
+    shutil.copytree(hgnc_data.path, copy)
+    again = add_controls(copy, progress=False)
+    assert again.revision["data_hash"] == hgnc_data.revision["data_hash"]  # controls are derived, not data
+    assert again.metadata(HLA).controls == hgnc_data.metadata(HLA).controls  # seeded: the same scores again
+    target = copy / files[0]
+    text = target.read_text()
+    target.write_text(text.replace('"mean": 0', '"mean": 1', 1) if '"mean": 0' in text else text[:-1] + " ")
+    with pytest.raises(SourceFormatError, match="does not match its sha256"):
+        BenchmarkData(copy).verify()
+
+
+@pytest.mark.slow
+def test_identity_control_solves_gene2gene_but_not_its_cold_split(gene2gene):
+    """Gene2vec's negatives come from genes that rarely have positives: identity alone nearly solves the task."""
+    settings = ProbeSettings()
+    pairs = gene2gene.load_task("Gene2Gene")
+    assert identity_scores(pairs, settings).scores["roc_auc"].mean > 0.9
+    cold = gene2gene.load_task("Gene2Gene (cold genes)")
+    report = cold.metadata.symbol_report
+    assert len(cold.folds) + report["n_cross_group"] == len(pairs.folds)  # every pair is kept or counted
+    assert 0.15 < len(cold.folds) / len(pairs.folds) < 0.25
+    test, train = cold.entities[cold.folds == 0], cold.entities[cold.folds != 0]
+    assert not set(test.ravel()) & set(train.ravel())
+    assert abs(identity_scores(cold, settings).scores["roc_auc"].mean - 0.5) < 0.03
+    random = dict(score_controls(gene2gene, [cold], settings, progress=False))["random"]
+    assert abs(random.scores["roc_auc"].mean - 0.5) < 0.03
+
+
+def test_perturbqa_tests_unseen_perturbations_so_identity_is_chance():
+    """PerturbQA's published split holds out perturbations: no test perturbation is perturbed in training."""
+    task = open_data().load_task("PerturbQA k562 dir")
+    train, test = task.folds == -1, task.folds == 0
+    assert not set(task.entities[test, 0]) & set(task.entities[train, 0])
+    assert identity_scores(task, ProbeSettings()).scores["auc_per_gene"].mean == pytest.approx(0.5)
+
+
+def test_bundled_snapshot_ships_controls_for_every_task():
+    data = open_data()
+    tasks = data.tasks()
+    assert all("name" in meta.controls and "random" in meta.controls for meta in tasks if meta.type != "regression")
+    pairs = [meta for meta in tasks if len(meta.entity_types) == 2]
+    assert pairs and all("identity" in meta.controls for meta in pairs)
+    assert data.metadata(HLA).is_shortcut_solvable
+    assert data.manifest["controls"]["probe"] == ProbeSettings().to_dict()  # computed with the current default probe
+
+
+def test_controls_command_prints_the_table_and_flags(hgnc_data, tmp_path, capsys):
+    copy = tmp_path / "data"
+    shutil.copytree(hgnc_data.path, copy)
+    assert main(["controls", "--data", str(copy), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "1 shortcut-solvable: HLA class I vs class II" in out
+    manifest = json.loads((copy / "genebench.json").read_text())
+    assert manifest["controls"]["seconds"] > 0 and RANDOM_DIM == 384
+    assert main(["controls", "--data", str(tmp_path / "nowhere")]) == 2
+    assert "no genebench.json" in capsys.readouterr().err
