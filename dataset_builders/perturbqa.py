@@ -110,8 +110,9 @@ PerturbQA is not in the reference benchmark. Rows, splits and labels are Perturb
 unchanged; only symbols are renamed to current HGNC (unresolved ones kept as published)."""
 
     @classmethod
-    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings:
-        """Each gene set (`set_mapping` cluster) as the mean vector of its members that have one."""
+    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
+        """Each gene set (`set_mapping` cluster) as the mean vector of its members that have one; None when no set
+        has a member with a vector (its tasks are then skipped by the engine)."""
         index = {symbol: row for row, symbol in enumerate(map(str, embeddings.symbols))}
         ids, vectors = [], []
         for name, genes in data.auxiliary(cls.FAMILY, "set_mapping")[["cluster", "genes"]].itertuples(index=False):
@@ -119,10 +120,9 @@ unchanged; only symbols are renamed to current HGNC (unresolved ones kept as pub
             if rows:
                 ids.append(str(name))
                 vectors.append(embeddings.vectors[rows].mean(axis=0))
-        dim = embeddings.vectors.shape[1]
-        return GeneEmbeddings(symbols=np.asarray(ids, dtype=object),
-                              vectors=np.stack(vectors) if vectors else np.zeros((0, dim), np.float32),
-                              model=embeddings.model)
+        if not vectors:
+            return None
+        return GeneEmbeddings(symbols=np.asarray(ids, dtype=object), vectors=np.stack(vectors), model=embeddings.model)
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         read.auxiliary["gse"] = pd.concat(

@@ -109,8 +109,8 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, prog
     Returns:
         The folder opened again, its task metadata carrying the control scores.
     """
-    from genebench.controls import CONTROLS_DIR, control_info, score_controls
-    from genebench.evaluation import to_result
+    from genebench.controls import CONTROLS_DIR, score_controls
+    from genebench.pipeline import to_result
     from genebench.probe.settings import ProbeSettings
     from genebench.results import write_result
 
@@ -122,9 +122,9 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, prog
     start = time.perf_counter()
     try:
         paths = []
-        for control, scores in score_controls(data, tasks, settings, progress=progress):
-            result = to_result(scores, model=control_info(control), probe=settings.to_dict(),
-                               dataset_revision=data.revision, config={"control": control})
+        for model, scores in score_controls(data, tasks, settings, progress=progress):
+            result = to_result(scores, model=model, probe=settings.to_dict(), dataset_revision=data.revision,
+                               config={})
             paths.append(write_result(result, staging))
         _swap(staging, out / CONTROLS_DIR)
     except BaseException:

@@ -53,19 +53,19 @@ CONTROLS: dict[str, str] = {
 }
 """Control name -> what its features are."""
 
-__all__ = ["CONTROLS", "CONTROLS_DIR", "RANDOM_DIM", "SHORTCUT_AUC", "control_info", "control_table", "score_controls"]
+__all__ = ["CONTROLS", "CONTROLS_DIR", "RANDOM_DIM", "SHORTCUT_AUC", "IDENTITY", "control_table", "score_controls"]
 
 
-def control_info(name: str) -> ModelInfo:
-    """The `ModelInfo` a control's results are recorded under (model id ``control/<name>``)."""
-    adapter, revision = {"name": ("bag-of-words", "hgnc-names"), "identity": ("identity", "one-hot"),
-                         "random": ("random", f"dim={RANDOM_DIM}")}[name]
-    return ModelInfo(id=f"control/{name}", revision=revision, adapter=adapter, settings={"control": CONTROLS[name]})
+IDENTITY = ModelInfo(id="control/identity", revision="one-hot", input="precomputed",
+                     settings={"control": CONTROLS["identity"]})
+"""The identity control's model record: a table of one-hot gene vectors, never materialised."""
 
 
 def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSettings, *,
-                   progress: bool = True) -> Iterator[tuple[str, TaskScores]]:
-    """Score every control on `tasks`, yielding (control name, task scores) as each task finishes.
+                   progress: bool = True) -> Iterator[tuple[ModelInfo, TaskScores]]:
+    """Score every control on `tasks`, yielding (the control's model record, task scores) as each task finishes.
+
+    Records are filed under ``control/<name>`` (`ModelInfo.id`).
 
     Args:
         data: the data the tasks come from (its HGNC table and gene-set members).
@@ -73,20 +73,22 @@ def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSe
         settings: the probe settings every control is fitted with.
         progress: show a progress bar per control.
     """
-    from genebench.runner import partner_embeddings, task_genes
+    from genebench.pipeline import partner_embeddings, task_genes
     from model_adapters.baselines import BagOfWordsAdapter, RandomAdapter
 
     genes, hgnc = task_genes(tasks), data.hgnc()
     for name, adapter in (("name", BagOfWordsAdapter("control/name", hgnc=hgnc, source="hgnc")),
                           ("random", RandomAdapter("control/random", hgnc=hgnc, dim=RANDOM_DIM))):
         embeddings = adapter.encode(genes)
+        model = embeddings.model.model_copy(update={"settings": {**embeddings.model.settings,
+                                                                 "control": CONTROLS[name]}})
         partners = partner_embeddings(tasks, embeddings, data, adapter)
         scored = iter_task_scores(tasks, embeddings, settings, partner_embeddings=partners)
-        yield from ((name, scores) for scores in tqdm(scored, total=len(tasks), desc=f"control {name}", unit="task",
-                                                       disable=not progress))
+        yield from ((model, scores) for scores in tqdm(scored, total=len(tasks), desc=f"control {name}",
+                                                        unit="task", disable=not progress))
     pairs = [task for task in tasks if len(task.metadata.entity_types) == 2 and task.metadata.type in BINARY_TYPES]
     for task in tqdm(pairs, desc="control identity", unit="task", disable=not progress):
-        yield "identity", identity_scores(task, settings)
+        yield IDENTITY, identity_scores(task, settings)
 
 
 def identity_scores(task: Task, settings: ProbeSettings) -> TaskScores:
