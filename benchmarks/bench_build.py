@@ -2,6 +2,7 @@
 
 Targets: the five foundation families < 60 s (issue #2); nine families < 180 s and PerturbQA < 60 s (issue #5);
 loading a built family < 1 s.
+Builds skip the control baselines (`benchmarks/bench_controls.py` times those).
 Open Targets has no local release in ../shared/data, so it is built from tests/fixtures/opentargets.
 Each figure is printed with its ratio to the target, and the PerturbQA build with its ratio to a baseline
 measured in the same run: reading its ten CSV files with pandas.
@@ -54,18 +55,19 @@ def main() -> None:
     out = Path(tempfile.mkdtemp(prefix="genebench-bench-"))
     hgnc = SHARED / "hgnc" / "hgnc_complete_set.txt.gz"
     try:
-        _timed("five families", lambda: build_data(out / "five", FOUNDATION, sources_dir=SHARED, progress=False))
+        _timed("five families", lambda: build_data(out / "five", FOUNDATION, sources_dir=SHARED, controls=False,
+                                                   progress=False))
         _timed("load reactome", lambda: BenchmarkData(out / "five").load_task("Pathways;Immune System"))
         csvs = sorted((SHARED / "perturbqa").glob("*.csv"))
         baseline = _timed("baseline: read CSVs", lambda: [pd.read_csv(p, dtype=str) for p in csvs])
         alone = _timed("perturbqa", lambda: build_data(out / "pqa", ["perturbqa"], sources_dir=SHARED,
-                                                          progress=False))
+                                                          controls=False, progress=False))
         print(f"{'':>22}  ({alone / baseline:.1f} x the CSV-reading baseline)")
 
         def nine() -> None:
-            build_data(out / "all", LOCAL, sources_dir=SHARED, progress=False)
+            build_data(out / "all", LOCAL, sources_dir=SHARED, controls=False, progress=False)
             build_data(out / "all", ["opentargets"], sources_dir=ROOT / "tests" / "fixtures", hgnc=hgnc,
-                       progress=False)
+                       controls=False, progress=False)
 
         _timed("nine families", nine)
         _timed("load perturbqa", lambda: BenchmarkData(out / "all").load_task("PerturbQA k562 de"))

@@ -116,7 +116,8 @@ def check_no_markup(value: Any, *, what: str) -> None:
 
 
 def check_scores(result: TaskResult, *, source: str) -> None:
-    """Check that every metric's mean and std recompute from its folds (np.std, ddof=0) within `SCORE_TOLERANCE`."""
+    """Check that every metric's mean and std recompute from its folds (np.std, ddof=0) within `SCORE_TOLERANCE`, and
+    the lift from the main score and the task's control scores."""
     if result.skipped is None and result.main_score not in result.scores:
         raise SubmissionError(
             f"{source}: expected the main score {result.main_score!r} in scores, found {sorted(result.scores)}; "
@@ -136,6 +137,13 @@ def check_scores(result: TaskResult, *, source: str) -> None:
                     f"{source}: {metric} {stat} {stored!r} does not match the {stat} of its folds {recomputed!r} "
                     f"(tolerance {SCORE_TOLERANCE}); results must not be edited by hand, rerun `genebench run`."
                 )
+    best = result.task.best_control
+    expected = None if best is None or result.skipped is not None else result.scores[result.main_score].mean - best[1]
+    if (expected is None) != (result.lift is None) or (expected is not None and abs(result.lift - expected) > 1e-6):
+        raise SubmissionError(
+            f"{source}: lift {result.lift!r} does not match the main score minus the best control in task.controls "
+            f"({expected!r}); results must not be edited by hand, rerun `genebench run`."
+        )
 
 
 def _read_json(path: Path, *, source: str) -> Any:

@@ -199,3 +199,20 @@ def test_layout_problems_are_rejected(run_dir: Path) -> None:
         validate_results(root)
     with pytest.raises(SubmissionError, match="expected a folder, found none"):
         validate_results(root / "missing")
+
+
+def test_lift_must_match_the_score_and_the_task_controls(run_dir: Path) -> None:
+    def with_controls(lift_offset: float):
+        def change(document) -> None:
+            document["task"]["controls"] = {"name": 0.61, "random": 0.48}
+            document["lift"] = document["scores"]["roc_auc"]["mean"] - 0.61 + lift_offset
+        return change
+
+    edit(first_result(run_dir), with_controls(0.0))
+    [run] = validate_results(run_dir.parents[1])
+    result = next(r for r in run.results if r.task.name == TASKS[0][0])
+    assert result.lift == pytest.approx(result.scores["roc_auc"].mean - 0.61)
+    assert result.task.best_control == ("name", 0.61) and not result.task.is_shortcut_solvable
+    edit(first_result(run_dir), with_controls(0.2))
+    with pytest.raises(SubmissionError, match="lift .* does not match the main score minus the best control"):
+        validate_results(run_dir.parents[1])
