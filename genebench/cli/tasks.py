@@ -55,8 +55,8 @@ def describe(data, name: str) -> str:
     task = data.load_task(name)
     meta = task.metadata
     lines = [f"{meta.name}", "=" * len(meta.name)]
-    for field in ("family", "category", "type", "evaluation", "parent", "description", "notes", "source_url",
-                  "source_version", "license", "hgnc_version"):
+    for field in ("family", "category", "type", "evaluation", "fold_scheme", "parent", "description", "notes",
+                  "source_url", "source_version", "license", "hgnc_version"):
         value = getattr(meta, field)
         if value:
             lines.append(f"{field:>15}: {value}")
@@ -64,6 +64,10 @@ def describe(data, name: str) -> str:
         lines.append(f"{'aliases':>15}: {', '.join(meta.aliases)}")
     lines.append(f"{'rows':>15}: {len(task.folds)}  (folds: {np.bincount(task.folds[task.folds >= 0]).tolist()})")
     lines.append(f"{'symbols':>15}: {meta.symbol_report}")
+    if meta.controls:
+        scores = ", ".join(f"{control} {score:.3f}" for control, score in sorted(meta.controls.items()))
+        flag = "  SHORTCUT-SOLVABLE: a control alone reaches ROC AUC 0.9" if meta.is_shortcut_solvable else ""
+        lines.append(f"{'controls':>15}: {scores}{flag}")
     if meta.type == "regression":
         lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
         return "\n".join(lines)

@@ -28,10 +28,13 @@ class TaskList(tuple):
         return f"TaskList({len(self)} task{'' if len(self) == 1 else 's'}{': ' if self else ''}{names})"
 
     def to_dataframe(self) -> pd.DataFrame:
-        """One row per task: name, family, category, type, rows, labels, parent."""
+        """One row per task: name, family, category, type, rows, labels, parent, best control ("name 1.000") and
+        whether it is shortcut-solvable (see `genebench.controls`)."""
         return pd.DataFrame([
             {"name": m.name, "family": m.family, "category": m.category, "type": m.type,
-             "n_entities": m.n_entities, "n_labels": len(m.label_names), "parent": m.parent}
+             "n_entities": m.n_entities, "n_labels": len(m.label_names), "parent": m.parent,
+             "best_control": f"{m.best_control[0]} {m.best_control[1]:.3f}" if m.best_control else None,
+             "shortcut": m.is_shortcut_solvable}
             for m in self
         ])
 
