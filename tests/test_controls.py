@@ -81,16 +81,6 @@ def test_perturbqa_tests_unseen_perturbations_so_identity_is_chance():
     assert identity_scores(task, ProbeSettings()).scores["auc_per_gene"].mean == pytest.approx(0.5)
 
 
-def test_bundled_snapshot_ships_controls_for_every_task():
-    data = open_data()
-    tasks = data.tasks()
-    assert all("name" in meta.controls and "random" in meta.controls for meta in tasks if meta.type != "regression")
-    pairs = [meta for meta in tasks if len(meta.entity_types) == 2]
-    assert pairs and all("identity" in meta.controls for meta in pairs)
-    assert data.metadata(HLA).is_shortcut_solvable
-    assert data.manifest["controls"]["probe"] == ProbeSettings().to_dict()  # computed with the current default probe
-
-
 def test_controls_command_prints_the_table_and_flags(hgnc_data, tmp_path, capsys):
     copy = tmp_path / "data"
     shutil.copytree(hgnc_data.path, copy)
