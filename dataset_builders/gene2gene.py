@@ -29,6 +29,16 @@ PARTS = ("train", "valid", "test")
 LABELS = {"0": "not interacting", "1": "interacting"}
 
 
+GENE2GENE = TaskSpec(
+    name="Gene2Gene",
+    category="biological processes",
+    type="gene-pair binary",
+    entity_types=("gene", "gene"),
+    description="Whether two genes interact (Gene2vec's held-out co-expression pairs).",
+    notes="Gene2vec's train, valid and test parts are pooled and re-split into seeded folds.",
+)
+
+
 class Gene2Gene(FamilyBuilder):
     """Builder of the gene2gene family."""
 
@@ -43,27 +53,13 @@ class Gene2Gene(FamilyBuilder):
                                               f"predictionData/{part}_{kind}.txt"))
         for part in PARTS for kind in ("text", "label")
     }
-    TASKS = (
-        TaskSpec(
-            name="Gene2Gene",
-            category="biological processes",
-            type="gene-pair binary",
-            entity_types=("gene", "gene"),
-            description="Whether two genes interact (Gene2vec's held-out co-expression pairs).",
-            notes="Gene2vec's train, valid and test parts are pooled and re-split into seeded folds.",
-        ),
-        TaskSpec(
-            name="Gene2Gene (cold genes)",
-            category="biological processes",
-            type="gene-pair binary",
-            entity_types=("gene", "gene"),
-            fold_scheme="cold genes",
-            description="Gene2Gene under cold-gene folds: no gene of a held-out pair appears in any training pair.",
-            notes="The genes are split into one seeded group per fold and only pairs within a group are kept, so "
-                  "a probe cannot score a pair by what it learnt about either gene from other pairs "
-                  "(genebench/tasks/folds.py); the symbol report's n_cross_group counts the pairs left out.",
-        ),
-    )
+    TASKS = (GENE2GENE, GENE2GENE.model_validate({
+        **GENE2GENE.model_dump(), "name": "Gene2Gene (cold genes)", "fold_scheme": "cold genes",
+        "description": "Gene2Gene under cold-gene folds: no gene of a held-out pair appears in any training pair.",
+        "notes": "The genes are split into one seeded group per fold and only pairs within a group are kept, so a "
+                 "probe cannot score a pair by what it learnt about either gene from other pairs "
+                 "(genebench/tasks/folds.py); the symbol report's n_cross_group counts the pairs left out.",
+    }))
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         parts = pd.concat([read_pairs(paths[f"{part}_text"], paths[f"{part}_label"]) for part in PARTS],
