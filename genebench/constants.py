@@ -11,6 +11,11 @@ ENV_DATA = "GENEBENCH_DATA"
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 """Precisions a model can run in (`--dtype`); "auto" picks the fastest faithful one for the device."""
 
+ENGINES = ("local", "ray")
+"""Where encoding and probing run (`--engine`): this process, or a Ray cluster (`genebench.distributed`)."""
+RAY_INSTALL = 'pip install "genebench[ray]"'
+"""What installs the Ray engine's dependencies (the `ray` extra)."""
+
 DEFAULT_SEED = 0
 N_FOLDS = 5
 

@@ -32,3 +32,7 @@ class ResultsError(GenebenchError, ValueError):
 
 class SubmissionError(GenebenchError, ValueError):
     """A submission that fails validation."""
+
+
+class DistributedError(GenebenchError, RuntimeError):
+    """Work that failed on a cluster worker; the message names the node and the model or task."""

@@ -37,6 +37,7 @@ from genebench.results import (
 from genebench.tasks.task import Task
 
 if TYPE_CHECKING:
+    from genebench.distributed import RayEngine
     from genebench.probe.engine import TaskScores
     from genebench.probe.settings import ProbeSettings
 
@@ -271,8 +272,9 @@ def _read_symbols(path: str) -> list[str]:
 
 # -- encode -----------------------------------------------------------------------------------------------------
 
-def make_encoder(config: RunConfig, data: BenchmarkData):
-    """The adapter for `config`, wrapped in the embedding cache (precomputed tables are read as they are)."""
+def make_encoder(config: RunConfig, data: BenchmarkData, engine: RayEngine | None = None):
+    """The adapter for `config`, wrapped in the embedding cache (precomputed tables are read as they are), which
+    encodes on `engine` when one is given."""
     from model_adapters import adapter_settings, get_adapter
     from model_adapters.cache import CachedEncoder
 
@@ -282,7 +284,7 @@ def make_encoder(config: RunConfig, data: BenchmarkData):
     if "source" in adapter_settings(config.input) and settings.get("source", "refseq") == "refseq":
         settings.setdefault("descriptions", str(data.descriptions("refseq")))
     encoder = get_adapter(config.input, config.model, hgnc=data.hgnc(), **settings)
-    return CachedEncoder(encoder) if config.input != "precomputed" else encoder
+    return CachedEncoder(encoder, engine=engine) if config.input != "precomputed" else encoder
 
 
 def model_record(encoded: ModelInfo, config: RunConfig) -> ModelInfo:
@@ -292,9 +294,11 @@ def model_record(encoded: ModelInfo, config: RunConfig) -> ModelInfo:
     return encoded.model_copy(update={"id": config.model_id(), **extra})
 
 
-def encode(config: RunConfig, data: BenchmarkData, genes: Sequence[str], encoder=None) -> GeneEmbeddings:
-    """Vectors for `genes`, their model record named and annotated as `config` says."""
-    encoder = encoder or make_encoder(config, data)
+def encode(config: RunConfig, data: BenchmarkData, genes: Sequence[str], encoder=None, *,
+           engine: RayEngine | None = None) -> GeneEmbeddings:
+    """Vectors for `genes` (encoded on `engine` when given), their model record named and annotated as `config`
+    says."""
+    encoder = encoder or make_encoder(config, data, engine)
     logger.info("encoding %d genes with %s (%s input)", len(genes), config.model, config.input)
     embeddings = encoder.encode(list(genes))
     embeddings.model = model_record(embeddings.model, config)
@@ -393,7 +397,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
                settings: ProbeSettings | None = None, dataset_revision: dict[str, Any],
                config: dict[str, Any] | None = None,
                overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
-               partner_embeddings: GeneEmbeddings | None = None) -> list[TaskResult]:
+               partner_embeddings: GeneEmbeddings | None = None, engine: RayEngine | None = None) -> list[TaskResult]:
     """Score every task and write one result file per task as soon as it finishes.
 
     Tasks that cannot be scored (too few covered genes, a single-class fold, ...) get a result whose
@@ -410,6 +414,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         overwrite: "only-missing" (default), "always" or "never" (see `OverwriteStrategy`).
         progress: show progress (a bar on a terminal, a line a minute elsewhere; see `genebench.progress`).
         partner_embeddings: vectors for non-gene entities of pair tasks.
+        engine: where the probes run: None here, one task after another; a `RayEngine` on its cluster, the
+            results coming back here (the only writer) as they finish. Scores are the same either way.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -438,8 +444,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%d tasks to score, %d already done", len(pending), len(results))
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
-        for scores in iter_task_scores([*parents, *pending], embeddings, settings,
-                                       partner_embeddings=partner_embeddings):
+        scorer = engine.iter_task_scores if engine is not None else iter_task_scores
+        for scores in scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings):
             if scores.task.name in results:
                 continue
             result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config)
@@ -499,23 +505,26 @@ class Run:
 
 
 def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: str | Path, *,
-        overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True) -> Run:
+        overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
+        engine: RayEngine | None = None) -> Run:
     """Select, restrict, encode, build partner vectors, probe and write: the whole main job.
 
     The run's config is saved in `out` once the model has encoded, so a failed setup leaves the folder free.
+    With a `RayEngine`, encoding and probing run on its cluster and this process writes every file.
     """
     out = Path(out)
     check_output(out, config, overwrite=str(OverwriteStrategy.from_str(overwrite).value))
     tasks = select_tasks(data, task_names)
     genes = task_genes(tasks)
     kept = restrict(genes, config)
-    encoder = make_encoder(config, data)
+    encoder = make_encoder(config, data, engine)
     embeddings = encode(config, data, kept, encoder)
     report_coverage(embeddings, len(genes))
     partners = partner_embeddings(tasks, embeddings, data, encoder)
     save_run_config(out, config)
     results = run_probes(tasks, embeddings, out, settings=config.probe_settings(), dataset_revision=data.revision,
-                         config=config.record(), overwrite=overwrite, progress=progress, partner_embeddings=partners)
+                         config=config.record(), overwrite=overwrite, progress=progress, partner_embeddings=partners,
+                         engine=engine)
     return Run(results=results, model=embeddings.model, embeddings=embeddings, partners=partners)
 
 

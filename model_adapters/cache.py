@@ -6,7 +6,8 @@ The cache is one plain parquet file in `GeneEmbeddings`' format, at
 interrupted run resumes from what is cached. An adapter with an `encoding_order(symbols)` method has its genes
 encoded in that order (descriptions: longest first, so the batches of every chunk pad little). Genes an
 adapter could not encode are cached as missing too. A corrupt or foreign file is reported with a warning and
-rebuilt.
+rebuilt. Rows are stored sorted by gene, so the file does not depend on the order chunks finished in: a
+`ChunkEngine` (Ray, `--engine ray`) encodes the same chunks elsewhere and hands them back in any order.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import logging
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,6 +29,15 @@ from genebench.progress import progress
 from model_adapters.base import GeneEncoder
 
 logger = logging.getLogger(__name__)
+
+
+class ChunkEngine(Protocol):
+    """Encodes genes somewhere else, e.g. on a Ray cluster (`genebench.distributed.RayEngine`)."""
+
+    def encode_chunks(self, encoder: GeneEncoder, symbols: Sequence[str],
+                      chunk_size: int) -> Iterator[tuple[list[str], GeneEmbeddings]]:
+        """(genes settled, their `GeneEmbeddings`) for each chunk of `chunk_size` genes, in any order."""
+        ...
 
 
 def cache_path(meta: ModelInfo, cache_dir: str | Path | None = None) -> Path:
@@ -53,6 +63,7 @@ class CachedEncoder:
         encoder: the adapter to wrap.
         cache_dir: cache root (default: `genebench.constants.cache_dir()`).
         chunk_size: genes encoded between two writes of the cache file.
+        engine: where the genes are encoded (a `genebench.distributed.RayEngine`); None encodes here.
 
     Examples:
         >>> cached = CachedEncoder(RandomAdapter(hgnc=hgnc), cache_dir=tmp)  # doctest: +SKIP
@@ -60,10 +71,12 @@ class CachedEncoder:
         (1, 256)
     """
 
-    def __init__(self, encoder: GeneEncoder, *, cache_dir: str | Path | None = None, chunk_size: int = 1024) -> None:
+    def __init__(self, encoder: GeneEncoder, *, cache_dir: str | Path | None = None, chunk_size: int = 1024,
+                 engine: ChunkEngine | None = None) -> None:
         self.encoder = encoder
         self.cache_dir = cache_dir
         self.chunk_size = chunk_size
+        self.engine = engine
 
     @property
     def meta(self) -> ModelInfo:
@@ -111,9 +124,8 @@ class CachedEncoder:
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
         overall = progress(len(todo), f"encoding with {self.meta.id}", "gene")
-        for start in range(0, len(todo), self.chunk_size):
-            part = self.encoder.encode(todo[start:start + self.chunk_size])
-            overall.update(len(todo[start:start + self.chunk_size]))
+        for settled_now, part in self._encode_chunks(todo):
+            overall.update(len(settled_now))
             rows.update(zip(part.symbols, part.vectors))
             for reason, genes in part.missing.items():
                 missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
@@ -130,8 +142,18 @@ class CachedEncoder:
             missing={r: [s for s in g if s in wanted] for r, g in missing.items() if any(s in wanted for s in g)},
         )
 
+    def _encode_chunks(self, todo: list[str]) -> Iterator[tuple[list[str], GeneEmbeddings]]:
+        """(genes, their encoding) per chunk, here or on the engine (whose chunks come in any order)."""
+        if self.engine is not None:
+            yield from self.engine.encode_chunks(self.encoder, todo, self.chunk_size)
+            return
+        for start in range(0, len(todo), self.chunk_size):
+            chunk = todo[start:start + self.chunk_size]
+            yield chunk, self.encoder.encode(chunk)
+
     def _save(self, rows: dict[str, np.ndarray], missing: dict[str, list[str]], model: ModelInfo) -> None:
-        symbols = list(rows)
+        """Write the cache file, its rows sorted by gene: the same genes give the same file in any encoding order."""
+        symbols = sorted(rows)
         dim = len(rows[symbols[0]]) if symbols else (self.meta.dim or 0)
         vectors = np.stack([rows[s] for s in symbols]) if symbols else np.zeros((0, dim), np.float32)
         GeneEmbeddings(symbols=np.asarray(symbols, dtype=object), vectors=vectors, model=model,

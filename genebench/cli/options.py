@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
+from genebench.constants import ENGINES
 from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
 
 
@@ -34,6 +36,30 @@ def add_exclude_flagged_arg(parser: argparse.ArgumentParser | argparse._Argument
     parser.add_argument("--exclude-flagged", action="store_true",
                         help="leave out of summaries the tasks a control baseline solves (ROC AUC >= 0.9: "
                              "shortcut-solvable, see `genebench controls --help`)")
+
+
+def add_engine_args(parser: argparse.ArgumentParser) -> None:
+    """`--engine` and `--ray-address`: where encoding and probing run."""
+    group = parser.add_argument_group("engine (docs/scaling.md)")
+    group.add_argument("--engine", choices=ENGINES, default="local",
+                       help="local: this process; ray: encode on a pool of Ray actors (a GPU each where the cluster "
+                            "has GPUs) and run one Ray task per probe; same scores either way")
+    group.add_argument("--ray-address", metavar="ADDRESS", default="local",
+                       help="with --engine ray: 'local' starts Ray on this machine, 'auto' joins the cluster "
+                            "`ray start` runs here, ray://HOST:10001 connects to a remote one")
+
+
+def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """A context giving the `RayEngine` of `--engine ray` (connected), or None for a local run."""
+    if args.engine != "ray":
+        if args.ray_address != "local":
+            from genebench.errors import GenebenchError
+
+            raise GenebenchError(f"--ray-address {args.ray_address} applies to --engine ray only; add --engine ray.")
+        return contextlib.nullcontext()
+    from genebench.distributed import RayEngine
+
+    return RayEngine(args.ray_address)
 
 
 def selected_tasks(args: argparse.Namespace, data) -> list:

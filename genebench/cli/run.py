@@ -9,9 +9,11 @@ from pathlib import Path
 from genebench.cli.options import (
     HelpFormatter,
     add_data_args,
+    add_engine_args,
     add_exclude_flagged_arg,
     add_task_selection_args,
     open_data_from_args,
+    open_engine,
     selected_tasks,
 )
 
@@ -24,6 +26,7 @@ examples:
   genebench run --model ctheodoris/Geneformer --input token --vocabulary token_dictionary.pkl
   genebench run --model gene2vec.txt --input precomputed --name my-lab/gene2vec --tasks "TF vs non-TF" Pathways
   genebench run --config model.yaml            # the same settings, from a file (see README)
+  genebench run --config model.yaml --engine ray --ray-address auto   # on a Ray cluster (docs/scaling.md)
 
 Ctrl-C keeps every finished task; rerunning the same command resumes.
 """
@@ -71,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_model_args(run)
     add_task_selection_args(run)
     add_data_args(run)
+    add_engine_args(run)
     probe = run.add_argument_group("probe and output")
     probe.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="results folder")
     probe.add_argument("--overwrite", choices=("only-missing", "always", "never"), default="only-missing",
@@ -90,6 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_model_args(encode)
     add_task_selection_args(encode)
     add_data_args(encode)
+    add_engine_args(encode)
     encode.add_argument("--out", type=Path, required=True, metavar="FILE", help="embedding parquet to write")
     encode.set_defaults(handler=run_encode)
 
@@ -123,7 +128,8 @@ def run_encode(args: argparse.Namespace) -> int:
     data = open_data_from_args(args)
     tasks = pipeline.select_tasks(data, [meta.name for meta in selected_tasks(args, data)])
     genes = pipeline.task_genes(tasks)
-    embeddings = pipeline.encode(config, data, genes)
+    with open_engine(args) as engine:
+        embeddings = pipeline.encode(config, data, genes, engine=engine)
     pipeline.report_coverage(embeddings, len(genes))
     embeddings.save(args.out)
     print(f"wrote {args.out}")
@@ -137,8 +143,9 @@ def run_run(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     data = open_data_from_args(args)
-    done = pipeline.run(config, data, [meta.name for meta in selected_tasks(args, data)], args.out,
-                        overwrite=args.overwrite)
+    with open_engine(args) as engine:
+        done = pipeline.run(config, data, [meta.name for meta in selected_tasks(args, data)], args.out,
+                            overwrite=args.overwrite, engine=engine)
     table = done.frame
     print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")

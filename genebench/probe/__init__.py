@@ -1,12 +1,14 @@
 """The probe engine: batched linear probes over gene embeddings, with validation and settings."""
 
 from genebench.probe.engine import (
+    ProbeEngine,
     TaskScores,
     evaluate_task,
     evaluate_tasks,
     iter_task_scores,
     main_score_for,
     restrict_genes,
+    task_units,
 )
 from genebench.probe.settings import ProbeSettings
 from genebench.probe.solvers import Basis, LogisticFit, fit_logistic, fit_ridge
@@ -15,6 +17,7 @@ from genebench.probe.validation import check_dims, check_embeddings, check_label
 __all__ = [
     "Basis",
     "LogisticFit",
+    "ProbeEngine",
     "ProbeSettings",
     "TaskScores",
     "check_dims",
@@ -27,4 +30,5 @@ __all__ = [
     "iter_task_scores",
     "main_score_for",
     "restrict_genes",
+    "task_units",
 ]

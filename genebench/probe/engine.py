@@ -194,15 +194,55 @@ def summarise_folds(per_fold: list[dict[str, float]]) -> dict[str, MetricScores]
     return out
 
 
-class _Engine:
-    """Fits and scores tasks against one checked table (and an optional partner table)."""
+class ProbeEngine:
+    """Fits and scores tasks against one checked table (and an optional partner table).
+
+    An engine is built once per model: the tables are checked once, and it can be shipped to other processes
+    (`genebench.distributed`) with its bases computed (`precompute`); the device is resolved where it runs.
+
+    Args:
+        embeddings: gene symbol -> vector table.
+        settings: probe settings.
+        partner_embeddings: vectors for non-gene entities of pair tasks.
+
+    Raises:
+        EmbeddingError: unusable embeddings (see `check_embeddings`).
+    """
 
     def __init__(self, embeddings: GeneEmbeddings, settings: ProbeSettings,
-                 partner_embeddings: GeneEmbeddings | None) -> None:
+                 partner_embeddings: GeneEmbeddings | None = None) -> None:
         self.settings = settings
         self.tables = [_Table(embeddings, "embeddings"),
                        _Table(partner_embeddings, "partner_embeddings") if partner_embeddings is not None else None]
         self.device = _resolve_device(settings.device)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "device": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.device = _resolve_device(self.settings.device)
+
+    def precompute(self) -> ProbeEngine:
+        """Compute the tables' preconditioning bases now, so that every process that receives the engine shares
+        them instead of computing them again."""
+        for table in self.tables:
+            if table is not None:
+                table.basis  # noqa: B018 (computed on first access)
+        return self
+
+    def score_unit(self, unit: Sequence[Task]) -> Iterator[TaskScores]:
+        """Score one unit of `task_units`: its fitted task, then the derived tasks scored from that fit."""
+        task, *children = unit
+        result, held_out, features = self.score(task)
+        yield result
+        for child in children:
+            derived = self.score_derived(child, task, held_out, features)
+            if derived is None:
+                logger.info("task '%s': rows or folds differ from parent '%s'; fitting it alone", child.name,
+                            task.name)
+                derived = self.score(child)[0]
+            yield derived
 
     def score(self, task: Task) -> tuple[TaskScores, np.ndarray | None, _Features | None]:
         """Fit and score one task; also return its held-out scores and features (for derived tasks).
@@ -304,6 +344,24 @@ class _Engine:
         return result
 
 
+def task_units(tasks: Sequence[Task]) -> list[list[Task]]:
+    """Group tasks into units of work: each fitted task, followed by the derived tasks scored from its fit.
+
+    A derived binary task whose parent is not among `tasks` is fitted alone, as its own unit.
+
+    Examples:
+        >>> [[t.name for t in unit] for unit in task_units(tasks)]  # doctest: +SKIP
+        [['Pathways', 'Pathways;Immune System', ...], ['TF vs non-TF']]
+    """
+    names = {task.name for task in tasks}
+    is_child = [task.metadata.type == "derived binary" and task.metadata.parent in names for task in tasks]
+    units = {task.name: [task] for task, child in zip(tasks, is_child) if not child}
+    for task, child in zip(tasks, is_child):
+        if child:
+            units[task.metadata.parent].append(task)
+    return list(units.values())
+
+
 def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
                      partner_embeddings: GeneEmbeddings | None = None) -> Iterator[TaskScores]:
     """Score tasks one by one, yielding each result as soon as it is ready.
@@ -320,25 +378,9 @@ def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings
     Raises:
         EmbeddingError: unusable embeddings (see `check_embeddings`), before any task runs.
     """
-    settings = settings or ProbeSettings()
-    engine = _Engine(embeddings, settings, partner_embeddings)
-    names = {task.name for task in tasks}
-    children: dict[str, list[Task]] = {}
-    for task in tasks:
-        if task.metadata.type == "derived binary" and task.metadata.parent in names:
-            children.setdefault(task.metadata.parent, []).append(task)
-    for task in tasks:
-        if task.metadata.type == "derived binary" and task.metadata.parent in names:
-            continue
-        result, held_out, features = engine.score(task)
-        yield result
-        for child in children.get(task.name, []):
-            derived = engine.score_derived(child, task, held_out, features)
-            if derived is None:
-                logger.info("task '%s': rows or folds differ from parent '%s'; fitting it alone", child.name,
-                            task.name)
-                derived = engine.score(child)[0]
-            yield derived
+    engine = ProbeEngine(embeddings, settings or ProbeSettings(), partner_embeddings)
+    for unit in task_units(tasks):
+        yield from engine.score_unit(unit)
 
 
 def evaluate_tasks(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,

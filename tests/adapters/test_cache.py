@@ -93,8 +93,19 @@ def test_descriptions_are_encoded_longest_first_so_chunks_batch_similar_lengths(
     names = dict(zip(hgnc["symbol"], hgnc["name"]))
     longest_first = sorted(genes, key=lambda g: -len(names[g]))
     assert adapter.encoding_order(genes) == longest_first != genes
-    cached = CachedEncoder(adapter, cache_dir=tmp_path, chunk_size=2)
+    chunks: list[list[str]] = []
+
+    class Recorded:  # the real adapter, recording the chunks it is asked to encode
+        meta = adapter.meta
+        encoding_order = adapter.encoding_order
+
+        def encode(self, symbols):
+            chunks.append(list(symbols))
+            return adapter.encode(symbols)
+
+    cached = CachedEncoder(Recorded(), cache_dir=tmp_path, chunk_size=2)
     result = cached.encode(genes)
-    assert cached.load().symbols.tolist() == longest_first  # the order chunks were encoded and saved in
+    assert chunks == [longest_first[:2], longest_first[2:]]
+    assert cached.load().symbols.tolist() == sorted(genes)  # the file is keyed and sorted by gene
     assert result.symbols.tolist() == genes  # returned in the order asked for
     np.testing.assert_allclose(result.vectors, adapter.encode(genes).vectors, atol=1e-5)

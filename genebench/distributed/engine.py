@@ -1,0 +1,129 @@
+"""`RayEngine`: a connection to a Ray cluster, and the two kinds of work genebench sends to it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from types import ModuleType, TracebackType
+from typing import Any
+
+from genebench.constants import RAY_INSTALL
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import GenebenchError
+
+logger = logging.getLogger(__name__)
+
+
+def import_ray() -> ModuleType:
+    """The `ray` module, or an error naming the command that installs it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise GenebenchError(f"--engine ray needs Ray, which is not installed; run: {RAY_INSTALL}") from exc
+    return ray
+
+
+def local_threads() -> int:
+    """The BLAS threads this process computes with (what `--engine local` uses)."""
+    from threadpoolctl import threadpool_info
+
+    return max([int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"] or [1])
+
+
+def worker_error(exc: BaseException, what: str) -> str:
+    """One line for a failure on a worker: the `DistributedError` raised there (it names the node and the model
+    or task), else `what` and the node Ray reports."""
+    from genebench.errors import DistributedError
+
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, DistributedError):
+            return str(cause).splitlines()[0]
+        cause = cause.__cause__ or getattr(cause, "cause", None)
+    node = getattr(exc, "ip", None) or "unknown (the worker died)"
+    first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+    return f"{what} failed on node {node}: {type(exc).__name__}{': ' + first if first else ''}"
+
+
+class RayEngine:
+    """Encoding and probing on a Ray cluster; a context manager that connects on entry.
+
+    Every worker computes with `threads` threads, as a local run on this machine does: BLAS sums in a
+    different order with another thread count, and identical scores across engines need identical sums. A
+    worker therefore reserves `threads` CPUs (one actor or probe per `threads` CPUs of the cluster).
+
+    Args:
+        address: None or "local" starts a Ray instance on this machine (stopped on exit); "auto" joins the
+            cluster that `ray start` runs here; "ray://HOST:10001" connects through Ray Client. When Ray is
+            already initialised in this process, that connection is used and left open.
+        threads: threads per worker (default: the BLAS threads of this process, what a local run uses).
+        init_args: further `ray.init` arguments for a local instance (e.g. `num_cpus=2`).
+
+    Examples:
+        >>> with RayEngine(num_cpus=2) as engine:  # doctest: +SKIP
+        ...     print(engine.resources())
+        {'CPU': 2.0, ...}
+    """
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, *, threads: int | None = None, **init_args: Any) -> None:
+        self.address = address
+        self.threads = threads or local_threads()
+        self.init_args = init_args
+        self._started = False
+
+    @property
+    def worker_options(self) -> dict[str, Any]:
+        """Ray options of every actor and task: `threads` CPUs, and the thread count set before numpy or torch
+        load."""
+        count = str(self.threads)
+        env = {name: count for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+        return {"num_cpus": self.threads, "runtime_env": {"env_vars": env}}
+
+    def __enter__(self) -> RayEngine:
+        ray = import_ray()
+        if not ray.is_initialized():
+            local = self.address in (None, "local")
+            args = {"include_dashboard": False, **self.init_args} if local else {}
+            try:
+                ray.init(address="local" if local else self.address, logging_level=logging.WARNING,
+                         log_to_driver=False, **args)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                raise GenebenchError(f"--ray-address {self.address}: cannot connect to a Ray cluster ({exc}); start "
+                                     "one with `ray start --head` or pass 'local'.") from exc
+            self._started = True
+        import ray.data
+
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = False  # genebench shows one bar over all workers
+        logging.getLogger("ray.data").setLevel(logging.ERROR)  # and says itself what runs where
+        context.print_on_execution_start = False
+        logger.info("Ray cluster: %s", ", ".join(f"{k} {v:g}" for k, v in sorted(self.resources().items())
+                                                  if k in ("CPU", "GPU")))
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._started:
+            import_ray().shutdown()
+            self._started = False
+
+    def resources(self) -> dict[str, float]:
+        """The cluster's total resources (CPU, GPU, memory, ...)."""
+        return dict(import_ray().cluster_resources())
+
+    def encode_chunks(self, encoder: Any, symbols: Sequence[str], chunk_size: int) -> Iterator[tuple[list[str],
+                                                                                                    GeneEmbeddings]]:
+        """Encode `symbols` on the cluster (see `genebench.distributed.encoding.encode_chunks`)."""
+        from genebench.distributed.encoding import encode_chunks
+
+        return encode_chunks(encoder, symbols, chunk_size, self.resources(), self.worker_options)
+
+    def iter_task_scores(self, tasks: Sequence, embeddings: GeneEmbeddings, settings=None, *,
+                         partner_embeddings: GeneEmbeddings | None = None) -> Iterator:
+        """Score tasks on the cluster (see `genebench.distributed.probing.iter_task_scores`)."""
+        from genebench.distributed.probing import iter_task_scores
+
+        return iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings,
+                                options=self.worker_options)

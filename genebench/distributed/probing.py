@@ -1,0 +1,79 @@
+"""Probing on a Ray cluster: one Ray task per unit of work, the embedding table in the object store once.
+
+A unit is one fitted task, or a multi-label task with the derived binary tasks scored from its fit
+(`genebench.probe.engine.task_units`). The driver builds one `ProbeEngine` per model (tables checked, bases
+computed) and puts it in the object store once; every Ray task reads it from there and runs exactly the code
+a local run runs on its unit, so scores are the same on any number of workers. Results come back to the driver
+as units finish; the caller writes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from genebench.distributed.engine import worker_error
+from genebench.embeddings import GeneEmbeddings
+from genebench.errors import DistributedError
+from genebench.probe.engine import ProbeEngine, TaskScores, task_units
+from genebench.probe.settings import ProbeSettings
+from genebench.tasks.task import Task
+
+logger = logging.getLogger(__name__)
+
+
+def _score_unit(engine: ProbeEngine, unit: list[Task]) -> tuple[str, list[TaskScores]]:
+    """The body of a Ray task: the unit's scores (without their tasks, which the driver holds) and the node."""
+    import ray
+
+    node = ray.util.get_node_ip_address()
+    try:
+        return node, [dataclasses.replace(scores, task=None) for scores in engine.score_unit(unit)]
+    except Exception as exc:
+        raise DistributedError(f"probing task '{unit[0].name}' failed on node {node}: "
+                               f"{type(exc).__name__}: {exc}") from exc
+
+
+def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
+                     partner_embeddings: GeneEmbeddings | None = None,
+                     options: dict[str, Any] | None = None) -> Iterator[TaskScores]:
+    """Score tasks on the connected Ray cluster, yielding each task's scores as its unit finishes.
+
+    The same contract as `genebench.probe.engine.iter_task_scores`, except the order: units finish in any
+    order. `options` are each Ray task's options (`RayEngine.worker_options`). A failed unit does not stop the
+    others; once every other unit is yielded, a `DistributedError`
+    names each failed task and its node. Closing the iterator early (Ctrl-C) cancels the units still running.
+
+    Raises:
+        EmbeddingError: unusable embeddings, before any task runs.
+        DistributedError: one or more units failed.
+    """
+    import ray
+
+    engine = ProbeEngine(embeddings, settings or ProbeSettings(), partner_embeddings).precompute()
+    engine_ref = ray.put(engine)
+    remote = ray.remote(_score_unit).options(max_retries=2, **(options or {"num_cpus": 1}))
+    units = {remote.remote(engine_ref, unit): unit for unit in task_units(tasks)}
+    failures: list[str] = []
+    try:
+        while units:
+            (done,), _ = ray.wait(list(units), num_returns=1)
+            unit = units.pop(done)
+            try:
+                node, scored = ray.get(done)
+            except ray.exceptions.RayError as exc:
+                failures.append(worker_error(exc, f"probing task '{unit[0].name}'"))
+                logger.error("%s", failures[-1])
+                continue
+            for task, scores in zip(unit, scored):  # `score_unit` yields in the unit's order
+                yield dataclasses.replace(scores, task=task)
+            logger.debug("unit '%s' scored on node %s", unit[0].name, node)
+    finally:
+        for ref in units:
+            ray.cancel(ref, force=True)
+    if failures:
+        raise DistributedError(f"{len(failures)} of the probe units failed; every other result is written, rerun to "
+                               f"retry: {'; '.join(failures)}")
+
