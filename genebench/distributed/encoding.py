@@ -1,9 +1,9 @@
-"""Encoding on a Ray cluster: genes sharded into Ray Data blocks, encoded by a pool of actors.
+"""Encoding on a Ray cluster: the embedding cache's chunks as Ray Data blocks, encoded by a pool of actors.
 
 Each actor holds one copy of the adapter (its model loads once per actor, on a GPU of its own when the
-cluster has GPUs) and turns a block of symbols into rows keyed by symbol. Rows come back to the driver in
-whatever order blocks finish; the embedding cache keys them by gene, so order never matters. Ray Data
-restarts a killed actor and runs its block again; a block's rows reach the driver once, and the cache keeps
+cluster has GPUs) and turns a chunk of symbols into rows keyed by symbol. Rows come back to the driver in
+whatever order chunks finish; the embedding cache keys them by gene, so order never matters. Ray Data
+restarts a killed actor and runs its chunk again; a chunk's rows reach the driver once, and the cache keeps
 one row per gene in any case.
 """
 
@@ -29,23 +29,26 @@ MAX_RESTARTS = 3
 
 
 class _EncodeActor:
-    """One adapter per actor: `__call__` encodes a block of symbols into rows (symbol, vector, reason, model)."""
+    """One adapter per actor: `__call__` encodes chunks of the gene list (given by number) into rows."""
 
-    def __init__(self, encoder: Any) -> None:
+    def __init__(self, encoder: Any, symbols: list[str], chunk_size: int) -> None:
         import ray
 
-        self.encoder = encoder
+        self.encoder, self.symbols, self.chunk_size = encoder, symbols, chunk_size
         self.node = ray.util.get_node_ip_address()
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        symbols = [str(s) for s in batch["symbol"]]
+        rows = [pack(self._encode(int(chunk))) for chunk in batch["id"]]
+        return {key: np.concatenate([r[key] for r in rows]) for key in rows[0]}
+
+    def _encode(self, chunk: int) -> GeneEmbeddings:
+        symbols = self.symbols[chunk * self.chunk_size:(chunk + 1) * self.chunk_size]
         try:
-            part = self.encoder.encode(symbols)
+            return self.encoder.encode(symbols)
         except Exception as exc:
             raise DistributedError(f"encoding {len(symbols)} genes ({symbols[0]} ...) with "
                                    f"{self.encoder.meta.id} failed on node {self.node}: "
                                    f"{type(exc).__name__}: {exc}") from exc
-        return pack(part)
 
 
 def pack(part: GeneEmbeddings) -> dict[str, np.ndarray]:
@@ -90,51 +93,45 @@ def pool_size(resources: dict[str, float], options: dict[str, Any]) -> tuple[int
 
 def encode_chunks(encoder: Any, symbols: Sequence[str], chunk_size: int, resources: dict[str, float],
                   options: dict[str, Any]) -> Iterator[tuple[list[str], GeneEmbeddings]]:
-    """Encode `symbols` with copies of `encoder` on a Ray cluster, yielding parts as blocks finish.
+    """Encode `symbols` with copies of `encoder` on a Ray cluster, yielding each chunk as it finishes.
+
+    The chunks are those a local run encodes (consecutive slices of `chunk_size` genes), one Ray Data block
+    each: an encoder batches and pads within a chunk, so the same chunks give the same vectors to the bit.
 
     Args:
         encoder: an adapter that has not loaded its model yet (it is shipped to every actor).
-        symbols: genes to encode, in the order the adapter prefers (blocks are consecutive slices).
-        chunk_size: genes per yielded part (the embedding cache writes its file once per part).
+        symbols: genes to encode, in the order the adapter prefers.
+        chunk_size: genes per chunk.
         resources: the cluster's resources, which size the actor pool.
         options: each actor's Ray options (`RayEngine.worker_options`).
 
     Yields:
-        (symbols settled, their `GeneEmbeddings`) for every `chunk_size` or so genes, in no fixed order.
+        (the chunk's symbols, their `GeneEmbeddings`), in the order chunks finish.
 
     Raises:
-        DistributedError: an actor failed to encode (naming its node), or was killed more than
-            `MAX_RESTARTS` times. Parts yielded before stay valid.
+        DistributedError: an actor failed to encode (naming its node and the model), or was killed more than
+            `MAX_RESTARTS` times. Chunks yielded before stay valid.
     """
     import ray
     import ray.data
 
     if not symbols:
         return
+    symbols = list(symbols)
+    n_chunks = math.ceil(len(symbols) / chunk_size)
     n_actors, per_actor = pool_size(resources, options)
-    block = max(1, min(chunk_size, math.ceil(len(symbols) / (4 * n_actors))))
-    logger.info("encoding %d genes on Ray: %d actors (%s each), blocks of %d genes", len(symbols), n_actors,
-                ", ".join(f"{k} {per_actor[k]:g}" for k in ("num_cpus", "num_gpus") if k in per_actor), block)
-    dataset = ray.data.from_items([{"symbol": s} for s in symbols], override_num_blocks=math.ceil(len(symbols) / block))
+    n_actors = min(n_actors, n_chunks)
+    logger.info("encoding %d genes on Ray: %d chunks of up to %d genes over %d actors (%s each)", len(symbols),
+                n_chunks, chunk_size, n_actors,
+                ", ".join(f"{k} {per_actor[k]:g}" for k in ("num_cpus", "num_gpus") if k in per_actor))
+    chunks = ray.data.from_items([{"id": i} for i in range(n_chunks)], override_num_blocks=n_chunks)  # no read task
     with warnings.catch_warnings():  # Ray 2.60 names no parameter for restarts yet, and warns on the generic one
         warnings.filterwarnings("ignore", message=".*ray_remote_args.*is deprecated")
-        encoded = dataset.map_batches(_EncodeActor, fn_constructor_args=(encoder,), batch_size=block,
-                                      compute=ray.data.ActorPoolStrategy(size=n_actors), batch_format="numpy",
-                                      max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, **per_actor)
-    pending: list[dict[str, np.ndarray]] = []
+        encoded = chunks.map_batches(_EncodeActor, fn_constructor_args=(encoder, symbols, chunk_size), batch_size=1,
+                                     compute=ray.data.ActorPoolStrategy(size=n_actors), batch_format="numpy",
+                                     max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, **per_actor)
     try:
         for rows in encoded.iter_batches(batch_size=None, batch_format="numpy"):
-            pending.append(rows)
-            if sum(len(r["symbol"]) for r in pending) >= chunk_size:
-                yield _merge(pending)
-                pending = []
+            yield [str(s) for s in rows["symbol"]], unpack(rows)
     except ray.exceptions.RayError as exc:
         raise DistributedError(worker_error(exc, f"encoding with {encoder.meta.id}")) from exc
-    if pending:
-        yield _merge(pending)
-
-
-def _merge(parts: list[dict[str, np.ndarray]]) -> tuple[list[str], GeneEmbeddings]:
-    rows = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-    return [str(s) for s in rows["symbol"]], unpack(rows)
-

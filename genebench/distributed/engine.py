@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any
@@ -40,6 +41,9 @@ def worker_error(exc: BaseException, what: str) -> str:
         if isinstance(cause, DistributedError):
             return str(cause).splitlines()[0]
         cause = cause.__cause__ or getattr(cause, "cause", None)
+    raised = re.search(rf"{DistributedError.__module__}\.DistributedError: (.+)", str(exc))  # in the remote traceback
+    if raised:
+        return raised.group(1).strip()
     node = getattr(exc, "ip", None) or "unknown (the worker died)"
     first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
     return f"{what} failed on node {node}: {type(exc).__name__}{': ' + first if first else ''}"

@@ -13,17 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from adapters_fake_apis import FakeApis
+from tiny_models import save_tiny_bert, tiny_bert_config
 
 from genebench.symbols import read_hgnc
 
 GENES = ["TP53", "EGFR", "HLA-A"]
-
-
-def _tiny_bert_config(vocab_size: int, **extra):
-    from transformers import BertConfig
-
-    return BertConfig(vocab_size=vocab_size, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                      intermediate_size=32, max_position_embeddings=64, **extra)
 
 
 @pytest.fixture(scope="session")
@@ -35,18 +29,7 @@ def hgnc(hgnc_file) -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def bert_dir(tmp_path_factory) -> Path:
     """A 2-layer BERT with a character-level WordPiece vocabulary (covers every gene symbol)."""
-    import torch
-    from transformers import BertModel, BertTokenizer
-
-    chars = list("abcdefghijklmnopqrstuvwxyz0123456789-")
-    words = ["gene", "symbol", "full", "name", "with", "the", "summary", "tumor", "protein"]
-    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words, *chars, *[f"##{c}" for c in chars]]
-    vocab = {token: i for i, token in enumerate(tokens)}
-    path = tmp_path_factory.mktemp("bert")
-    torch.manual_seed(0)
-    BertModel(_tiny_bert_config(len(vocab))).save_pretrained(path)
-    BertTokenizer(vocab=vocab, model_max_length=64).save_pretrained(path)
-    return path
+    return save_tiny_bert(tmp_path_factory.mktemp("bert"))
 
 
 @pytest.fixture(scope="session")
@@ -100,7 +83,7 @@ def geneformer_dir(tmp_path_factory, hgnc) -> Path:
     dictionary = {"<pad>": 0, "<mask>": 1, ensembl["TP53"]: 2, ensembl["EGFR"]: 3, "ENSG00000000000": 4}
     path = tmp_path_factory.mktemp("geneformer")
     torch.manual_seed(0)
-    BertForMaskedLM(_tiny_bert_config(len(dictionary), pad_token_id=0)).save_pretrained(path)
+    BertForMaskedLM(tiny_bert_config(len(dictionary), pad_token_id=0)).save_pretrained(path)
     with open(path / "token_dictionary_gc104M.pkl", "wb") as handle:
         pickle.dump(dictionary, handle)
     return path
