@@ -47,15 +47,15 @@ def _cache_file(cache: Path) -> GeneEmbeddings:
 def test_scores_are_bit_identical_between_local_and_ray(kind, ray_cluster, bert_dir, tmp_path, monkeypatch):
     if kind == "tiny HF model":
         tasks = TASKS
-        model = ["--model", str(bert_dir), "--input", "description", "--description-source", "hgnc",
-                 "--dtype", "float32"]
+        model = ["--model", str(bert_dir), "--name", "test/tiny-bert", "--input", "description",
+                 "--description-source", "hgnc", "--dtype", "float32"]
     else:
         tasks = TASKS + FAMILY
         config = tmp_path / "random.yaml"
         config.write_text("model: random\ninput: random\nadapter: {dim: 16}\n")
         table = tmp_path / "table.parquet"
         assert main(["encode", "--config", str(config), "--tasks", *tasks, "--out", str(table)]) == 0
-        model = ["--model", str(table), "--input", "precomputed"]
+        model = ["--model", str(table), "--name", "test/random-16", "--input", "precomputed"]
     local = _run("local", tasks, tmp_path / "local", tmp_path / "cache-local", monkeypatch, *model)
     ray = _run("ray", tasks, tmp_path / "ray", tmp_path / "cache-ray", monkeypatch, *model)
     assert sorted(local) == sorted(ray) == sorted(tasks)
@@ -154,4 +154,4 @@ def test_a_failing_model_names_the_node_and_model_and_keeps_what_finished(ray_cl
 def bert_dir_name(adapter) -> str:
     import re
 
-    return re.escape(adapter.meta.model_id)
+    return re.escape(adapter.meta.id)
