@@ -20,6 +20,7 @@ _MODULES = {
     "controls": "controls",
     "encode": "run",
     "run": "run",
+    "sweep": "sweep",
     "report": "report",
     "compare": "report",
     "leaderboard": "leaderboard",
@@ -38,6 +39,7 @@ Start here:
   genebench run --model sentence-transformers/all-MiniLM-L6-v2 --input description --out results/
   genebench tasks --category localization
   genebench report results/ --out report/
+  genebench sweep sweep.yaml --out sweeps/ [--engine ray]   # many models, one report (docs/scaling.md)
 """
 
 

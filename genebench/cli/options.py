@@ -64,14 +64,10 @@ def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
 
 def selected_tasks(args: argparse.Namespace, data) -> list:
     """Task metadata chosen by the task-selection options, in registry order."""
-    from genebench.tasks.registry import list_tasks
+    from genebench.tasks.selection import TaskSelection
 
-    chosen = list_tasks(family=args.family, category=args.category, type=args.type,
-                        include_derived=not args.no_derived, data=data)
-    if args.tasks:
-        wanted = {data.metadata(name).name for name in args.tasks}
-        chosen = [meta for meta in chosen if meta.name in wanted]
-    return list(chosen)
+    return TaskSelection(tasks=args.tasks, family=args.family, category=args.category, type=args.type,
+                         no_derived=args.no_derived).select(data)
 
 
 def open_data_from_args(args: argparse.Namespace):

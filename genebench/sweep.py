@@ -1,0 +1,193 @@
+"""A sweep: many models scored on one task selection with one probe setting, each in its own results folder.
+
+A sweep file (YAML) holds a list of model entries in the model YAML schema (`genebench run --config`), and
+what every model shares::
+
+    models:
+      - {model: sentence-transformers/all-MiniLM-L6-v2, input: description}
+      - {model: facebook/esm2_t6_8M_UR50D, input: protein, adapter: {batch_size: 8}}
+      - {input: random, adapter: {dim: 384}}
+    tasks: {family: [humantfs, reactome]}   # the task selection of `genebench run` (default: every task)
+    probe: {C: 1.0}                          # shared probe settings
+    data: null                               # built data folder or Hub id (default: the bundled snapshot)
+
+Each model runs the main job (`genebench.pipeline.run`) into `OUT/<org__name>-<input>-<hash>/`, the hash
+being that of its entry, so reordering entries keeps folders. A model that finished (all its tasks, with
+the same data, tasks, probe and entry) is skipped on rerun; an interrupted one resumes. One report over
+every model is written to `OUT/report/` at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from genebench.atomic import write_atomic
+from genebench.errors import GenebenchError
+from genebench.pipeline import RunConfig, run
+from genebench.results import OverwriteStrategy, model_dir_name
+from genebench.tasks.selection import TaskSelection
+
+if TYPE_CHECKING:
+    from genebench.data import BenchmarkData
+    from genebench.distributed import RayEngine
+
+logger = logging.getLogger(__name__)
+
+DONE_FILE = "sweep_done.yaml"
+"""Written in a model's folder when all its tasks are scored: what they were scored with."""
+REPORT_DIR = "report"
+
+
+class SweepFile(BaseModel):
+    """The schema of a sweep file (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    models: list[dict[str, Any]] = Field(min_length=1)
+    tasks: TaskSelection = Field(default_factory=TaskSelection)
+    probe: dict[str, Any] = Field(default_factory=dict)
+    data: str | None = None
+    data_revision: str | None = None
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A checked sweep: one `RunConfig` per model (shared probe settings merged in) and what they share."""
+
+    configs: list[RunConfig]
+    tasks: TaskSelection
+    data: str | None = None
+    data_revision: str | None = None
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Sweep:
+        """Read and check a sweep file.
+
+        Raises:
+            GenebenchError: unreadable YAML, an unknown key, an invalid model entry (named by its position),
+                probe settings inside an entry, or two entries that are the same model.
+        """
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(path).read_text())
+        except (OSError, yaml.YAMLError) as exc:
+            raise GenebenchError(f"sweep '{path}': cannot be read as YAML ({exc}).") from exc
+        try:
+            sweep = SweepFile.model_validate(loaded)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "the file"
+            raise GenebenchError(f"sweep '{path}': {where}: {error['msg']}; expected keys models (a list of model "
+                                 "entries), tasks, probe, data, data_revision.") from None
+        configs = []
+        for i, entry in enumerate(sweep.models):
+            source = f"sweep '{path}' models[{i}]"
+            if not isinstance(entry, dict):
+                raise GenebenchError(f"{source}: expected a model entry (model, input, adapter, ...), found {entry!r}.")
+            if "probe" in entry:
+                raise GenebenchError(f"{source}: probe settings are shared by every model of a sweep; move them to "
+                                     "the top-level 'probe'.")
+            configs.append(RunConfig.build(source, **entry, probe=sweep.probe))
+        folders = [model_folder(config) for config in configs]
+        twice = sorted({folder for folder in folders if folders.count(folder) > 1})
+        if twice:
+            raise GenebenchError(f"sweep '{path}': the same model entry is given twice ({twice[0]}); drop one.")
+        return cls(configs=configs, tasks=sweep.tasks, data=sweep.data, data_revision=sweep.data_revision)
+
+
+def model_folder(config: RunConfig) -> str:
+    """A model's results folder in a sweep: `<org__name>-<input>-<hash of its entry>`."""
+    digest = hashlib.sha256(json.dumps(config.to_dict(), sort_keys=True).encode()).hexdigest()[:8]
+    return f"{model_dir_name(config.model_id())}-{config.input}-{digest}"
+
+
+def _fingerprint(config: RunConfig, task_names: list[str], data: BenchmarkData) -> dict[str, Any]:
+    from genebench import __version__
+
+    return {"genebench_version": __version__, "config": config.record(), "tasks": task_names,
+            "data_hash": data.revision["data_hash"]}
+
+
+def is_finished(folder: Path, fingerprint: dict[str, Any]) -> bool:
+    """Whether `folder` holds a finished run of exactly this model, task list, data and probe."""
+    import yaml
+
+    try:
+        return yaml.safe_load((folder / DONE_FILE).read_text()) == fingerprint
+    except (OSError, yaml.YAMLError):
+        return False
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did: each model's folder and status ("scored", "skipped" or the failure), and the report."""
+
+    folders: dict[str, Path]
+    status: dict[str, str]
+    report: list[Path]
+
+
+def run_sweep(sweep: Sweep, out: str | Path, *, engine: RayEngine | None = None,
+              overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING,
+              progress: bool = True) -> SweepOutcome:
+    """Score every model of `sweep` into its folder under `out`, then write one report over all of them.
+
+    A model that fails (a setup error, a failed worker) is reported and the others still run; every
+    finished result is kept.
+
+    Args:
+        sweep: the checked sweep.
+        out: the sweep's folder (one subfolder per model, and `report/`).
+        engine: where encoding and probing run (a connected `RayEngine`); None runs here.
+        overwrite: what to do with results already there (see `OverwriteStrategy`); "always" reruns finished
+            models too.
+        progress: show progress bars.
+
+    Raises:
+        GenebenchError: after the report is written, when one or more models failed (each named).
+    """
+    import yaml
+
+    from genebench.data import open_data
+    from genebench.pipeline import select_tasks
+    from genebench.report import write_report
+    from genebench.results import load_results
+
+    out = Path(out)
+    overwrite = OverwriteStrategy.from_str(overwrite)
+    data = open_data(sweep.data, revision=sweep.data_revision)
+    names = [meta.name for meta in sweep.tasks.select(data)]
+    select_tasks(data, names)  # an empty selection fails here, before any model runs
+    folders = {config.model_id(): out / model_folder(config) for config in sweep.configs}
+    status: dict[str, str] = {}
+    for i, config in enumerate(sweep.configs, 1):
+        folder, model = out / model_folder(config), config.model_id()
+        fingerprint = _fingerprint(config, names, data)
+        if overwrite is not OverwriteStrategy.ALWAYS and is_finished(folder, fingerprint):
+            print(f"[{i}/{len(sweep.configs)}] {model} ({config.input}): finished before, skipped ({folder})")
+            status[model] = "skipped"
+            continue
+        print(f"[{i}/{len(sweep.configs)}] {model} ({config.input}) on {len(names)} tasks -> {folder}")
+        try:
+            run(config, data, names, folder, overwrite=overwrite, progress=progress, engine=engine)
+        except GenebenchError as exc:
+            status[model] = str(exc).splitlines()[0]
+            logger.error("%s (%s input) failed: %s", model, config.input, status[model])
+            continue
+        write_atomic(folder / DONE_FILE, yaml.safe_dump(fingerprint, sort_keys=False))
+        status[model] = "scored"
+    scored = [folder for folder in folders.values() if folder.is_dir() and any(folder.rglob("*.json"))]
+    report = write_report(load_results(scored), out / REPORT_DIR) if scored else []
+    failed = {model: why for model, why in status.items() if why not in ("scored", "skipped")}
+    if failed:
+        raise GenebenchError(f"{len(failed)} of {len(status)} models failed (finished results and the report are "
+                             f"written; rerun to retry them): " + "; ".join(f"{m}: {w}" for m, w in failed.items()))
+    return SweepOutcome(folders=folders, status=status, report=report)

@@ -1,0 +1,76 @@
+"""`genebench sweep`: three models in their own folders, one report, finished models skipped on rerun."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from genebench.cli import main
+from genebench.errors import GenebenchError
+from genebench.sweep import DONE_FILE, Sweep
+
+TASKS = ["HLA class I vs class II", "long vs short range TF"]
+
+
+def write_sweep(path: Path, models: str, extra: str = "") -> Path:
+    path.write_text(f"models:\n{models}tasks: {{tasks: {json.dumps(TASKS)}}}\nprobe: {{C: 0.5}}\n{extra}")
+    return path
+
+
+THREE = """\
+  - {input: random, name: test/random-a, adapter: {dim: 16, seed: 0}}
+  - {input: random, name: test/random-b, adapter: {dim: 16, seed: 1}}
+  - {input: random, name: test/random-c, adapter: {dim: 32, seed: 2}}
+"""
+
+
+def _scores(out: Path) -> dict[tuple[str, str], tuple[dict, float]]:
+    files = [p for p in out.rglob("*.json") if p.name != "model_meta.json" and "report" not in p.parts]
+    results = [(json.loads(p.read_text()), p.stat().st_mtime_ns) for p in files]
+    return {(r["model"]["id"], r["task"]["name"]): (r["scores"], mtime) for r, mtime in results}
+
+
+def test_sweep_scores_each_model_in_its_folder_and_skips_finished_ones(tmp_path, capsys):
+    sweep = write_sweep(tmp_path / "sweep.yaml", THREE)
+    out = tmp_path / "out"
+    assert main(["sweep", str(sweep), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "3 models scored, 0 finished before" in printed
+    folders = sorted(p for p in out.iterdir() if p.name != "report")
+    assert [f.name.split("-random-")[0] for f in folders] == ["test__random-a", "test__random-b", "test__random-c"]
+    for folder in folders:
+        assert (folder / "run_config.yaml").exists() and (folder / DONE_FILE).exists()
+    first = _scores(out)
+    assert len(first) == 3 * len(TASKS)
+    assert all(r["probe"]["C"] == 0.5 for r in (json.loads(p.read_text()) for p in out.rglob("*.json")
+                                                if p.name != "model_meta.json" and "report" not in p.parts))
+    assert (out / "report" / "report.html").exists()
+    assert "| test/random-c |" in printed
+
+    assert main(["sweep", str(sweep), "--out", str(out)]) == 0  # nothing left to do
+    assert "0 models scored, 3 finished before" in capsys.readouterr().out
+    assert _scores(out) == first  # not even rewritten
+
+    (folders[1] / DONE_FILE).unlink()  # model b was interrupted after its first task
+    (result,) = [p for p in folders[1].rglob("*.json") if "long_vs_short" in p.name]
+    result.unlink()
+    assert main(["sweep", str(sweep), "--out", str(out)]) == 0
+    assert "1 models scored, 2 finished before" in capsys.readouterr().out
+    again = _scores(out)
+    assert {key: value[0] for key, value in again.items()} == {key: value[0] for key, value in first.items()}
+    rewritten = {key for key in first if again[key][1] != first[key][1]}
+    assert rewritten == {("test/random-b", "long vs short range TF")}  # only the missing result was computed
+
+
+@pytest.mark.parametrize(("models", "extra", "message"), [
+    ("", "", r"sweep '.*': models: Input should be a valid list"),
+    ("  - {input: random, probe: {C: 2}}\n", "", r"models\[0\]: probe settings are shared .* top-level 'probe'"),
+    ("  - {input: randm}\n", "", r"models\[0\]: .*randm"),
+    ("  - {input: random}\n  - {input: random}\n", "", r"the same model entry is given twice"),
+    ("  - {input: random}\n", "engine: ray\n", r"sweep '.*': engine: Extra inputs are not permitted"),
+])
+def test_bad_sweep_files_fail_in_one_line_naming_the_entry(tmp_path, models, extra, message):
+    with pytest.raises(GenebenchError, match=message):
+        Sweep.from_yaml(write_sweep(tmp_path / "sweep.yaml", models, extra))
