@@ -31,6 +31,11 @@ def local_threads() -> int:
     return max([int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"] or [1])
 
 
+def _ready() -> bool:
+    """A task that does nothing: running it starts a worker with the engine's options."""
+    return True
+
+
 def worker_error(exc: BaseException, what: str) -> str:
     """One line for a failure on a worker: the `DistributedError` raised there (it names the node and the model
     or task), else `what` and the node Ray reports."""
@@ -105,6 +110,7 @@ class RayEngine:
         context.print_on_execution_start = False
         logger.info("Ray cluster: %s", ", ".join(f"{k} {v:g}" for k, v in sorted(self.resources().items())
                                                   if k in ("CPU", "GPU")))
+        ray.get(ray.remote(_ready).options(**self.worker_options).remote())  # start a worker now, not in task 1
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
