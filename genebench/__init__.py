@@ -6,6 +6,10 @@ Examples:
     >>> import genebench
     >>> genebench.list_tasks(category="localization").names  # doctest: +SKIP
     >>> task = genebench.load_task("TF vs non-TF")           # doctest: +SKIP
+    >>> genebench.open_data().path                            # doctest: +SKIP
+    PosixPath('.../genebench/snapshot')
+    >>> genebench.open_data().revision["data_hash"]          # doctest: +SKIP
+    '593ea0e6529cc0b7'
 """
 
 __version__ = "0.1.0"

@@ -270,7 +270,13 @@ _OPENED: dict[tuple[str, str | None], BenchmarkData] = {}
 def open_data(data: str | Path | None = None, *, revision: str | None = None) -> BenchmarkData:
     """Open built data: a local folder, a Hub dataset id (at `revision`), or by default the bundled snapshot.
 
-    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision).
+    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision). The result's
+    `.path` is its folder (for the Hub, the local download), `.revision["data_hash"]` the revision id that every
+    result records and `genebench run` prints.
+
+    Examples:
+        >>> open_data().path.name
+        'snapshot'
     """
     location = str(data or os.environ.get(ENV_DATA) or SNAPSHOT_DIR)
     key = (location, revision)

@@ -149,6 +149,8 @@ def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     means, stds, counts = category_means(results)
+    order = [s.run for s in run_standings(results) if s.run in means.index]  # ranked first, then the others
+    means, stds, counts = means.loc[order], stds.loc[order], counts.loc[order]
     models, categories = list(means.index), list(means.columns)
     low = min(0.4, float(np.nanmin((means - stds).to_numpy())) - 0.02)
     if len(models) == 1:
