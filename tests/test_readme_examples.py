@@ -109,7 +109,7 @@ def test_readme_examples_run_in_order_from_a_fresh_clone(clone, tmp_path) -> Non
             last = done.stderr.strip().splitlines()[-1]
             assert done.returncode == 2, f"`{shown}` should fail offline: {done.stderr[-2000:]}"
             assert "Traceback" not in done.stderr and last.startswith("genebench ") and ": error: " in last, shown
-            assert seconds < 60, f"`{shown}` took {seconds:.0f} s to fail offline"
+            assert seconds < 120, f"`{shown}` took {seconds:.0f} s to fail offline"  # no retries (minutes)
             ran["online"] += 1
     assert ran["offline"] >= 6 and ran["online"] >= 6 and ran["python"] >= 2, ran
     assert (clone / "report" / "report.html").is_file() and (clone / "site" / "index.html").is_file()

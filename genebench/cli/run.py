@@ -103,10 +103,15 @@ def config_from_args(args: argparse.Namespace):
     """A `RunConfig` from the command line and an optional YAML (command-line values win)."""
     from genebench.errors import GenebenchError
     from genebench.pipeline import RunConfig
-    from model_adapters import ADAPTERS
+    from model_adapters import ADAPTERS, options
 
     adapter = {key.removeprefix("adapter_"): value for key, value in vars(args).items()
                if key.startswith("adapter_") and value is not None}
+    declared = options()
+    for name, value in adapter.items():  # a missing file fails here, in one line, not after minutes of loading
+        option = declared[name]
+        if option.is_file and not Path(value).is_file():
+            raise GenebenchError(f"{option.cli_flag} '{value}': no such file; expected the {option.help}.")
     probe = {k: v for k, v in (("C", getattr(args, "C", None)), ("pair_mode", getattr(args, "pair_mode", None)))
              if v is not None}
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}

@@ -29,3 +29,12 @@ def test_a_renamed_task_warns_in_one_line(capsys, tmp_path):
     err = capsys.readouterr().err
     assert f"warning: task '{old}' is now called 'bivalent vs Lys4-only-methylated'.\n" in err
     assert ".py:" not in err and "UserWarning" not in err
+
+
+def test_a_missing_file_option_fails_before_any_work(capsys, tmp_path):
+    code = main(["run", "--model", "ctheodoris/Geneformer", "--input", "token", "--vocabulary",
+                 str(tmp_path / "token_dictionary.pkl"), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (f"genebench run: error: --vocabulary '{tmp_path / 'token_dictionary.pkl'}': no such "
+                                 "file; expected the token input: gene -> token id dictionary (pickle or json).")
+    assert not (tmp_path / "out").exists()
