@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,13 +36,23 @@ def duration(seconds: float) -> str:
 
 
 class LogProgress:
-    """A tqdm-like counter that logs a line with rate and ETA at most once per `interval` seconds."""
+    """A tqdm-like counter that logs a line with rate and ETA once per `interval` seconds: on `update`, and from a
+    background timer while a long step (one cache chunk of a slow model) gives no update.
+    """
 
     def __init__(self, total: int, desc: str, unit: str, *, interval: float = LOG_INTERVAL,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, heartbeat: bool = True) -> None:
         self.total, self.desc, self.unit, self.interval, self.clock = total, desc, unit, interval, clock
         self.n = 0
         self.start = self.last = clock()
+        self._closed = threading.Event()
+        if heartbeat:
+            threading.Thread(target=self._beat, daemon=True, name=f"progress: {desc}").start()
+
+    def _beat(self) -> None:
+        while not self._closed.wait(self.interval / 4):
+            if self.clock() - self.last >= self.interval:
+                self._log()
 
     def update(self, n: int = 1) -> None:
         """Count `n` more done; log a line when `interval` has passed since the last one."""
@@ -53,7 +64,10 @@ class LogProgress:
         """Ignored off a terminal."""
 
     def close(self) -> None:
-        """Log the final line (when anything was done)."""
+        """Stop the timer; log the final line (when anything was done)."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
         if self.n:
             self._log()
 

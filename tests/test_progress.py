@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 from genebench.cli import main
 from genebench.progress import LogProgress
@@ -20,7 +21,7 @@ class Clock:
 def test_off_a_terminal_progress_is_one_line_a_minute_with_rate_and_eta(caplog) -> None:
     caplog.set_level(logging.INFO, logger="genebench.progress")
     clock = Clock()
-    counter = LogProgress(19_913, "encoding with m", "gene", clock=clock)
+    counter = LogProgress(19_913, "encoding with m", "gene", clock=clock, heartbeat=False)
     for _ in range(20):  # 20 chunks of 1000 genes, 10 s apart: 200 s in all
         clock.now += 10
         counter.update(1000)
@@ -29,6 +30,15 @@ def test_off_a_terminal_progress_is_one_line_a_minute_with_rate_and_eta(caplog) 
     assert len(lines) == 4  # at 60, 120 and 180 s, then the final line
     assert lines[0] == "encoding with m: 6000 of 19913 genes (30.1%), 100.0 genes/s, 1 min 0 s elapsed, ETA 2 min 19 s"
     assert lines[-1].startswith("encoding with m: 20000 of 19913 genes") and "ETA" not in lines[-1]
+
+
+def test_a_long_step_without_updates_still_logs_once_per_interval(caplog) -> None:
+    caplog.set_level(logging.INFO, logger="genebench.progress")
+    with LogProgress(100, "probing", "task", interval=0.2) as counter:
+        counter.update(10)
+        time.sleep(0.75)  # one slow step: the timer speaks for it
+    lines = [r.getMessage() for r in caplog.records]
+    assert 3 <= len(lines) <= 5 and all(line.startswith("probing: 10 of 100 tasks (10.0%)") for line in lines)
 
 
 def test_a_description_source_covering_few_genes_warns_and_is_recorded(tmp_path, capsys, caplog) -> None:
