@@ -296,15 +296,20 @@ def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, HFValidationError, LocalEntryNotFoundError
 
-    try:
-        path = snapshot_download(repo_id, repo_type="dataset", revision=revision)
+    from genebench.network import host_of, hub_endpoint, hub_offline, unreachable_reason
+
+    unreachable = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_reason(hub_endpoint())
+    try:  # the Hub unreachable: the local copy only, at once, instead of minutes of retries
+        path = snapshot_download(repo_id, repo_type="dataset", revision=revision, local_files_only=bool(unreachable))
     except HFValidationError as exc:
         raise MissingSourceError(
             f"data '{repo_id}': neither a local folder nor a valid Hub dataset id ({exc})."
         ) from exc
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as exc:
+        where = (f"not downloaded before, and the Hub ({host_of(hub_endpoint())}) cannot be reached ({unreachable})"
+                 if unreachable else f"the Hub dataset cannot be fetched ({type(exc).__name__})")
         raise MissingSourceError(
-            f"data '{repo_id}': not a local folder, and the Hub dataset cannot be fetched ({type(exc).__name__}); "
-            "check the id and your network, or pass a local folder."
+            f"data '{repo_id}': not a local folder, and {where}; check the id and your network, or pass a local "
+            "folder."
         ) from exc
     return BenchmarkData(path, hub_id=repo_id, hub_revision=revision)

@@ -96,3 +96,11 @@ def test_rest_failures_name_the_host_without_multi_kb_urls(tmp_path, closed_port
 
 def test_short_url_keeps_short_urls():
     assert short_url("https://rest.ensembl.org/sequence/id/X") == "https://rest.ensembl.org/sequence/id/X"
+
+
+def test_hub_data_with_the_hub_unreachable_is_one_line(capsys, monkeypatch, closed_port):
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", f"http://127.0.0.1:{closed_port}")
+    code, line, seconds = one_line(capsys, "tasks", "--data", "genebench-tests/not-downloaded-data")
+    assert_one_line_failure(code, line, seconds, host=f"127.0.0.1:{closed_port}")
+    assert "not downloaded before, and the Hub" in line
