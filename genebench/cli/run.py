@@ -19,6 +19,9 @@ from genebench.cli.options import (
 
 logger = logging.getLogger(__name__)
 
+DEFAULT_OUT = Path("results")
+"""Where `run` writes without --out: one sub-folder per model."""
+
 RUN_EPILOG = """\
 examples:
   genebench run --model sentence-transformers/all-MiniLM-L6-v2 --input description --out results/
@@ -76,7 +79,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_args(run)
     add_engine_args(run)
     probe = run.add_argument_group("probe and output")
-    probe.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="results folder")
+    probe.add_argument("--out", type=Path, metavar="DIR",
+                       help="results folder (default: results/<org__model>/, one per model, so runs of two models "
+                            "never meet in one folder)")
     probe.add_argument("--overwrite", choices=("only-missing", "always", "never"), default="only-missing",
                        help="what to do with results already in --out (only-missing resumes)")
     probe.add_argument("--C", type=float, dest="C", help="inverse L2 strength of the probes (default 1.0)")
@@ -144,9 +149,10 @@ def run_encode(args: argparse.Namespace) -> int:
 def run_run(args: argparse.Namespace) -> int:
     from genebench import pipeline
     from genebench.report import flagged_note, plot_categories
-    from genebench.results import drop_flagged
+    from genebench.results import drop_flagged, model_dir_name
 
     config = config_from_args(args)
+    args.out = args.out or DEFAULT_OUT / model_dir_name(config.model_id())
     data = open_data_from_args(args)
     with open_engine(args) as engine:
         done = pipeline.run(config, data, [meta.name for meta in selected_tasks(args, data)], args.out,

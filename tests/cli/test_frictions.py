@@ -38,3 +38,12 @@ def test_a_missing_file_option_fails_before_any_work(capsys, tmp_path):
     assert code == 2 and err == (f"genebench run: error: --vocabulary '{tmp_path / 'token_dictionary.pkl'}': no such "
                                  "file; expected the token input: gene -> token id dictionary (pickle or json).")
     assert not (tmp_path / "out").exists()
+
+
+def test_without_out_each_model_gets_its_own_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for extra in ([], ["--name", "my-random"]):
+        assert main(["run", "--input", "random", "--tasks", "HLA class I vs class II", *extra]) == 0
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["genebench__random-256", "my-random"]
+    assert "results in results/my-random/" in capsys.readouterr().out
+    assert (tmp_path / "results" / "my-random" / "my-random").is_dir()  # a results root, as --out would be

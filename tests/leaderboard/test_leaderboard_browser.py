@@ -85,8 +85,8 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     minilm = "sentence-transformers/all-MiniLM-L6-v2"
     assert column(page, "#summary-table", "overall")[0] == overall(runs, minilm)
     headers = page.locator("#summary-table thead th").all_inner_texts()
-    assert headers[2:5] == ["Overall", "Tasks", "Coverage"]
-    assert headers[5:10] == [
+    assert headers[2:6] == ["Overall", "Lift", "Tasks", "Coverage"]
+    assert headers[6:11] == [
         "genomic properties",
         "regulatory functions",
         "localization",
@@ -113,8 +113,8 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
 
     # Filter by category: aggregates are recomputed over the selected tasks only.
     page.select_option("#filter-category", "regulatory functions")
-    assert page.locator("#summary-table thead th").all_inner_texts()[2:6] == [
-        "Overall", "Tasks", "Coverage", "regulatory functions"]
+    assert page.locator("#summary-table thead th").all_inner_texts()[2:7] == [
+        "Overall", "Lift", "Tasks", "Coverage", "regulatory functions"]
     rows = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "overall")))
     assert rows[f"{minilm} @main"] == overall(runs, minilm, "regulatory functions")
     assert page.locator(".task-table").count() == 1
