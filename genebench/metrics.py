@@ -8,7 +8,6 @@ PerturbQA's gene-set summaries import their libraries lazily.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -16,31 +15,6 @@ from scipy.stats import rankdata, spearmanr
 
 BINARY_TYPES = ("binary", "derived binary", "gene-pair binary")
 CLASSIFICATION_TYPES = (*BINARY_TYPES, "categorical", "multi-label")
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """What a metric measures: its direction and what it reads."""
-
-    higher_is_better: bool
-    needs: str
-    description: str
-
-
-METRICS: dict[str, MetricInfo] = {
-    "roc_auc": MetricInfo(True, "scores", "ROC AUC; categorical: one-vs-rest, weighted; multi-label: weighted."),
-    "auc_per_gene": MetricInfo(True, "scores", "PerturbQA: ROC AUC per read-out gene (one-class genes skipped), mean."),
-    "f1_weighted": MetricInfo(True, "predictions", "F1 averaged over classes (labels) weighted by support."),
-    "precision_weighted": MetricInfo(True, "predictions", "Precision averaged over classes weighted by support."),
-    "recall_weighted": MetricInfo(True, "predictions", "Recall averaged over classes weighted by support."),
-    "accuracy": MetricInfo(True, "predictions", "Fraction correct; multi-label: exact-match (subset) accuracy."),
-    "r2": MetricInfo(True, "predictions", "Coefficient of determination."),
-    "rmse": MetricInfo(False, "predictions", "Root mean squared error."),
-    "spearman": MetricInfo(True, "predictions", "Spearman rank correlation."),
-    "rouge1_recall": MetricInfo(True, "text", "ROUGE-1 recall of a summary against its reference, mean."),
-    "bertscore_f1": MetricInfo(True, "text", "BERTScore F1 of a summary against its reference, mean."),
-}
-"""Every metric genebench reports, by name."""
 
 
 def _check_type(task_type: str, allowed: Sequence[str]) -> None:

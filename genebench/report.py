@@ -6,6 +6,7 @@ Every function takes the tidy table of `genebench.results.load_results` and only
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,12 +83,12 @@ def category_table(results: pd.DataFrame) -> pd.DataFrame:
     summary = summary_table(scored.assign(model=scored["label"]))
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
     order = [c for c in (*CATEGORIES, *sorted(set(summary["group"]) - set(CATEGORIES))) if c in table.columns]
-    overall = scored.groupby("label")["mean"].agg(["mean", lambda v: float(np.std(v)), "size"])
+    overall = scored.groupby("label")["mean"].agg(mean="mean", std=lambda v: float(np.std(v)), size="size")
     lift = scored.groupby("label")["lift"].mean()
     ranking = [s for s in run_standings(results) if s.run in table.index]
     table = table.loc[[s.run for s in ranking], order]
     table.insert(0, "rank", [s.rank if s.rank else "–" for s in ranking])
-    table.insert(1, "all tasks", [score_cell(overall.loc[s.run, "mean"], overall.loc[s.run, "<lambda_0>"],
+    table.insert(1, "all tasks", [score_cell(overall.loc[s.run, "mean"], overall.loc[s.run, "std"],
                                              int(overall.loc[s.run, "size"])) for s in ranking])
     table.insert(2, "lift", [format_lift(lift.loc[s.run]) for s in ranking])
     table.insert(3, "n tasks", [s.tasks_label for s in ranking])
@@ -98,11 +99,18 @@ def category_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def category_means(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Three frames, models × categories: the mean, the std and the number of tasks of the main score."""
-    scored = main_scores(results)
-    grouped = scored.groupby(["label", "category"])["mean"]
-    means = grouped.mean().unstack().reindex(columns=[c for c in CATEGORIES if c in set(scored["category"])])
-    stds = grouped.agg(lambda v: float(np.std(v))).unstack().reindex(columns=means.columns)
-    counts = grouped.size().unstack().reindex(columns=means.columns)
+    return category_grid(main_scores(results), "label")
+
+
+def category_grid(scores: pd.DataFrame, row: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Mean, std and count of `scores["mean"]` per (`row`, category): three frames, rows in first-seen order and
+    categories in the paper's order."""
+    grouped = scores.groupby([row, "category"], sort=False)["mean"]
+    columns = [c for c in CATEGORIES if c in set(scores["category"])]
+    rows = list(dict.fromkeys(scores[row]))
+    means = grouped.mean().unstack().reindex(index=rows, columns=columns)
+    stds = grouped.agg(lambda v: float(np.std(v))).unstack().reindex(index=rows, columns=columns)
+    counts = grouped.size().unstack().reindex(index=rows, columns=columns)
     return means, stds, counts
 
 
@@ -113,28 +121,40 @@ def _model_labels(results: pd.DataFrame, labels: list[str]) -> list[str]:
 
 
 def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
-    """A models × categories heatmap of mean AUC, each cell annotated with its value and task count."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """A models × categories heatmap of mean AUC (PNG and SVG), ranked runs first."""
     means, _, counts = category_means(results)
     order = [s.run for s in run_standings(results) if s.run in means.index]
-    means, counts = means.loc[order], counts.loc[order]
-    labels = _model_labels(results, order)
-    width = 2.0 * len(means.columns) + 0.09 * max(len(label) for label in labels) + 2.5
-    fig, ax = plt.subplots(figsize=(width, 0.75 * len(means) + 2.2))
-    image = ax.imshow(means.to_numpy(dtype=float), cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(means.columns)), [c.replace(" ", "\n") for c in means.columns], fontsize=11)
-    ax.set_yticks(range(len(means)), labels, fontsize=11)
-    for (row, col), value in np.ndenumerate(means.to_numpy(dtype=float)):
+    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(results, order))
+    return save_figure(figure, path)
+
+
+def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence[str]):
+    """The one models × categories figure: mean ROC AUC per cell, annotated with its value and task count.
+
+    Args:
+        means: models × categories mean AUC (NaN: no task).
+        counts: the number of tasks behind each cell.
+        labels: one row label per model.
+
+    Returns:
+        A matplotlib `Figure` (no pyplot state), for `save_figure`.
+    """
+    from matplotlib.figure import Figure
+
+    width = max(8.0, 2.0 * means.shape[1] + 0.1 * max(len(label) for label in labels) + 2.5)
+    figure = Figure(figsize=(width, max(3.5, 0.75 * means.shape[0] + 2.2)), layout="constrained")
+    axes = figure.add_subplot()
+    values = means.to_numpy(dtype=float)
+    image = axes.imshow(values, cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
+    axes.set_xticks(range(means.shape[1]), [c.replace(" ", "\n") for c in means.columns], fontsize=11)
+    axes.set_yticks(range(means.shape[0]), labels, fontsize=11)
+    for (row, col), value in np.ndenumerate(values):
         if np.isfinite(value):
-            ax.text(col, row, f"{value:.3f}\nn={int(counts.iloc[row, col])}", ha="center", va="center", fontsize=11,
-                    color="white" if value < 0.8 else "black")
-    fig.colorbar(image, ax=ax, label="mean ROC AUC over the category's tasks")
-    ax.set_title("Mean ROC AUC by category (n: tasks per cell)", fontsize=12)
-    return _save(fig, path)
+            axes.text(col, row, f"{value:.3f}\nn={int(counts.iloc[row, col])}", ha="center", va="center",
+                      fontsize=11, color="white" if value < 0.8 else "black")
+    figure.colorbar(image, ax=axes).set_label("mean ROC AUC over the category's tasks", fontsize=11)
+    axes.set_title("Mean ROC AUC by category (n: tasks per cell)", fontsize=12)
+    return figure
 
 
 def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
@@ -180,21 +200,22 @@ def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
     axes[-1, 0].set_xlabel("ROC AUC, mean ± std over the category's n tasks (dashed: chance)")
     fig.suptitle("Gene benchmark by category" + ("" if len(models) > 1 else f": {models[0]}"), x=0.02, ha="left")
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
-def _save(fig, path: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
+def save_figure(figure, path: Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
+    """Write a matplotlib figure as `path` with each suffix in `formats`, atomically; close it if pyplot made it."""
+    import io
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     written = []
-    for suffix in (".png", ".svg"):
-        target = path.with_suffix(suffix)
-        tmp = target.with_name(f".{target.name}.tmp{suffix}")
-        fig.savefig(tmp, dpi=150, bbox_inches="tight")
-        tmp.replace(target)
-        written.append(target)
-    plt.close(fig)
+    for suffix in formats:
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format=suffix, dpi=150, bbox_inches="tight")
+        written.append(write_atomic(path.with_suffix(f".{suffix}"), buffer.getvalue()))
+    if figure.canvas.manager is not None:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
     return written
 
 

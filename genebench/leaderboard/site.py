@@ -10,14 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import numpy as np
 import pandas as pd
 
 from genebench.atomic import write_atomic
@@ -115,35 +112,12 @@ def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
 
 
 def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
-    """Draw models x categories mean AUC (over tasks) as a PNG at `path`, written atomically.
+    """Draw models × categories mean AUC (over tasks) as a PNG at `path` (`genebench.report.category_heatmap`),
+    rows in the frame's model order."""
+    from genebench.report import category_grid, category_heatmap, save_figure
 
-    Rows follow the frame's model order; each cell shows its mean and task count, large enough to read at the
-    width the page shows it.
-    """
-    from matplotlib.figure import Figure
-
-    grouped = frame.groupby(["model", "category"], sort=False)["mean"]
-    table, counts = grouped.mean().unstack(), grouped.size().unstack()
-    columns = [c for c in CATEGORIES if c in table.columns]
-    order = list(dict.fromkeys(frame["model"]))
-    table, counts = table.loc[order, columns], counts.loc[order, columns]
-    label_width = 0.11 * max(len(str(label)) for label in table.index)
-    size = (max(8.0, 2.5 + label_width + 1.9 * table.shape[1]), max(3.5, 2.4 + 0.6 * table.shape[0]))
-    figure = Figure(figsize=size, layout="constrained")
-    axes = figure.add_subplot()
-    image = axes.imshow(table.to_numpy(dtype=float), cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
-    axes.set_xticks(range(table.shape[1]), [c.replace(" ", "\n") for c in table.columns], fontsize=12)
-    axes.set_yticks(range(table.shape[0]), table.index, fontsize=12)
-    for (i, j), value in np.ndenumerate(table.to_numpy(dtype=float)):
-        if np.isfinite(value):
-            axes.text(j, i, f"{value:.3f}\nn={int(counts.iloc[i, j])}", ha="center", va="center", fontsize=12,
-                      color="white" if value < 0.75 else "black")
-    figure.colorbar(image, ax=axes).set_label("mean ROC AUC over the category's tasks", fontsize=11)
-    axes.set_title("Models \u00d7 categories (n: tasks per cell)", fontsize=13)
-    with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-        figure.savefig(Path(tmp) / "figure.png", dpi=150)
-        os.replace(Path(tmp) / "figure.png", path)
-    return path
+    means, _, counts = category_grid(frame, "model")
+    return save_figure(category_heatmap(means, counts, list(means.index)), path, formats=("png",))[0]
 
 
 def find_figures(dirs: Iterable[Path]) -> list[Path]:
