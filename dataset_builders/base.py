@@ -28,6 +28,7 @@ from genebench.symbols import SymbolMapper
 from genebench.tasks.folds import assign_folds, cold_gene_folds
 from genebench.tasks.metadata import TaskMetadata, TaskSpec
 from genebench.tasks.task import TRAIN_ONLY
+from genebench.tasks.types import task_type
 from genebench.textfiles import open_text
 
 logger = logging.getLogger(__name__)
@@ -309,7 +310,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         spec, rows = raw.spec, raw.rows.copy()
         n_raw = len(rows)
         rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper, keep_unresolved=raw.keep_rows)
-        multilabel = spec.type == "multi-label"
+        target = task_type(spec.type).target
+        multilabel = target == "multilabel"
         if "entity_2" not in rows:
             rows["entity_2"] = None
         if raw.keep_rows:
@@ -322,7 +324,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 low = np.minimum(rows["entity"], rows["entity_2"].fillna(""))
                 key = low + "\t" + np.maximum(rows["entity"], rows["entity_2"].fillna(""))
             rows = rows.assign(_key=key)
-            rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=spec.type == "regression")
+            rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=target == "continuous")
             rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
         if multilabel and not label_names:
             raise NothingToScoreError(f"no label has {spec.min_class_size} genes with it and {spec.min_class_size} "
@@ -451,9 +453,10 @@ def _deduplicate(rows: pd.DataFrame, *, multilabel: bool, regression: bool) -> t
 
 def _apply_min_class_size(rows: pd.DataFrame, spec: TaskSpec, declared: tuple[str, ...]
                           ) -> tuple[pd.DataFrame, tuple[str, ...], int]:
-    if spec.type == "regression":
+    target = task_type(spec.type).target
+    if target == "continuous":
         return rows, (), 0
-    if spec.type == "multi-label":
+    if target == "multilabel":
         n_before = len(rows)
         while True:  # each label needs enough genes with it and without it; dropping one can empty rows
             counts = pd.Series([x for labels in rows["label"] for x in labels], dtype=object).value_counts()
@@ -479,9 +482,10 @@ def _check_declared(rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]) 
 
 def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray:
     """What folds are balanced on: classes, multi-hot labels, or quintiles of a regression target."""
-    if spec.type == "multi-label":
+    target = task_type(spec.type).target
+    if target == "multilabel":
         return _multi_hot(rows["label"], label_names)
-    if spec.type == "regression":
+    if target == "continuous":
         return pd.qcut(rows["value"].astype(float), 5, labels=False, duplicates="drop").to_numpy()
     return rows["label"].to_numpy()
 
@@ -495,8 +499,9 @@ def _multi_hot(labels: pd.Series, names: tuple[str, ...]) -> np.ndarray:
 
 
 def _labels_column(rows: pd.DataFrame, spec: TaskSpec) -> list[list[str]]:
-    if spec.type == "regression":
+    target = task_type(spec.type).target
+    if target == "continuous":
         return [[] for _ in range(len(rows))]
-    if spec.type == "multi-label":
+    if target == "multilabel":
         return [list(labels) for labels in rows["label"]]
     return [[label] for label in rows["label"]]

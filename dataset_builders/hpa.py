@@ -21,6 +21,7 @@ from dataset_builders.base import FamilyBuilder, FamilyConfig, FamilyRead, RawTa
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
+from genebench.tasks.types import task_type
 
 logger = logging.getLogger(__name__)
 
@@ -205,7 +206,7 @@ def column_task(spec: TaskSpec, entities: pd.Series, values: pd.Series) -> RawTa
     keep = ~values.isin(MISSING_VALUES)
     entities, values = entities[keep], values[keep]
     label_names: tuple[str, ...] = ()
-    if spec.type == "multi-label":
+    if task_type(spec.type).target == "multilabel":
         labels = [sorted({x for x in _SEPARATORS.split(v) if x}) for v in values]
         counts = pd.Series([x for row in labels for x in row]).value_counts()
         enough = int((counts >= spec.min_class_size).sum()) >= 1

@@ -28,6 +28,7 @@ from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskE
 from genebench.registry import unknown_name_message
 from genebench.tasks.metadata import TaskMetadata
 from genebench.tasks.task import Task
+from genebench.tasks.types import task_type
 
 logger = logging.getLogger(__name__)
 
@@ -202,12 +203,13 @@ class BenchmarkData:
 
 
 def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
-    """Decode the long layout's `labels`/`value` columns into the task's label array."""
-    if meta.type == "regression":
+    """Decode the long layout's `labels`/`value` columns into the task's label array (by its type's target)."""
+    target = task_type(meta.type).target
+    if target == "continuous":
         return rows["value"].to_numpy(dtype=np.float64)
     lists = rows["labels"].to_numpy()
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    if meta.type != "multi-label" and (lengths != 1).any():
+    if target != "multilabel" and (lengths != 1).any():
         raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
                                 f"{sorted(set(lengths[lengths != 1].tolist()))} labels; rebuild the data.")
     flat = np.concatenate(lists) if len(lists) else np.zeros(0, dtype=object)
@@ -216,7 +218,7 @@ def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
         unknown = sorted(set(flat[codes < 0].astype(str)))
         raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
                                 f"{list(meta.label_names)[:5]}; rebuild the data.")
-    if meta.type != "multi-label":
+    if target != "multilabel":
         return codes
     matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
     matrix[np.repeat(np.arange(len(rows)), lengths), codes] = 1

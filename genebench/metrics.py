@@ -13,13 +13,15 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata, spearmanr
 
-BINARY_TYPES = ("binary", "derived binary", "gene-pair binary")
-CLASSIFICATION_TYPES = (*BINARY_TYPES, "categorical", "multi-label")
+from genebench.tasks.types import TaskTypeInfo
+from genebench.tasks.types import task_type as type_info
 
 
-def _check_type(task_type: str, allowed: Sequence[str]) -> None:
-    if task_type not in allowed:
-        raise ValueError(f"task_type: expected one of {list(allowed)}, found {task_type!r}.")
+def _classification(name: str) -> TaskTypeInfo:
+    info = type_info(name)
+    if not info.is_classification:
+        raise ValueError(f"task_type: expected a classification type, found {name!r} (scored by regression_scores).")
+    return info
 
 
 def _column_auc(y_true: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -58,11 +60,11 @@ def roc_auc(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str) -> float
         >>> roc_auc(np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]), task_type="binary")
         0.75
     """
-    _check_type(task_type, CLASSIFICATION_TYPES)
+    target = _classification(task_type).target
     y_true, y_score = np.asarray(y_true), np.asarray(y_score)
-    if task_type in BINARY_TYPES:
+    if target == "binary":
         return float(_column_auc(y_true[:, None], y_score.reshape(len(y_score), -1)[:, -1:])[0][0])
-    if task_type == "categorical":
+    if target == "multiclass":
         y_true = np.asarray(y_true)[:, None] == np.arange(y_score.shape[1])[None, :]
     auc, weight = _column_auc(y_true, y_score)
     defined = ~np.isnan(auc)
@@ -105,9 +107,9 @@ def auc_per_gene(y_true: np.ndarray, y_score: np.ndarray, groups: np.ndarray) ->
 
 def hard_predictions(y_score: np.ndarray, *, task_type: str) -> np.ndarray:
     """Labels from probabilities: 0.5 threshold (binary, each label) or the most probable class."""
-    _check_type(task_type, CLASSIFICATION_TYPES)
+    target = _classification(task_type).target
     y_score = np.asarray(y_score)
-    if task_type == "categorical":
+    if target == "multiclass":
         return np.argmax(y_score, axis=1)
     return (y_score >= 0.5).astype(np.int64)
 

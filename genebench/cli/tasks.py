@@ -13,6 +13,7 @@ from genebench.cli.options import (
     open_data_from_args,
     selected_tasks,
 )
+from genebench.tasks.types import task_type
 
 EPILOG = """\
 examples:
@@ -68,7 +69,7 @@ def describe(data, name: str) -> str:
         scores = ", ".join(f"{control} {score:.3f}" for control, score in sorted(meta.controls.items()))
         flag = "  SHORTCUT-SOLVABLE: a control alone reaches ROC AUC 0.9" if meta.is_shortcut_solvable else ""
         lines.append(f"{'controls':>15}: {scores}{flag}")
-    if meta.type == "regression":
+    if task_type(meta.type).target == "continuous":
         lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
         return "\n".join(lines)
     counts = task.labels.sum(axis=0) if task.labels.ndim == 2 else np.bincount(task.labels, minlength=len(

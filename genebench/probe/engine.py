@@ -1,17 +1,8 @@
 """The probe engine: from a task and a gene-embedding table to per-fold scores.
 
-One table maps each task type to its probe and metrics (no branching on flags):
-
-================  ===========================================  =====================================
-type              probe                                        main score
-================  ===========================================  =====================================
-binary            logistic, P(label 1)                         roc_auc
-categorical       multinomial logistic (or one-vs-rest)        roc_auc (one-vs-rest, weighted)
-multi-label       one logistic per label, all in one solve     roc_auc (weighted over labels)
-derived binary    the parent's multi-label fit, its column     roc_auc
-gene-pair binary  logistic on pair vectors                     roc_auc
-regression        ridge                                        r2
-================  ===========================================  =====================================
+Each task type's probe, metrics and main score come from its row of `genebench.tasks.types.TASK_TYPE_TABLE`
+(its target: binary and multi-label -> logistic per column, multiclass -> multinomial logistic or one-vs-rest,
+continuous -> ridge); a derived binary task reuses its parent's multi-label fit.
 
 Pair vectors are the mean of the two genes' vectors (`pair_mode`, the reference's default) or their
 concatenation. A train-test pair task (PerturbQA: perturbed gene, read-out gene) is an ordered pair:
@@ -43,6 +34,7 @@ from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
 from genebench.results import Coverage, MetricScores
 from genebench.tasks.task import Task
+from genebench.tasks.types import task_type
 
 logger = logging.getLogger(__name__)
 
@@ -66,10 +58,8 @@ def is_ordered_pair(task: Task) -> bool:
 
 
 def main_score_for(task: Task) -> str:
-    """The metric a task is ranked by."""
-    if task.metadata.type == "regression":
-        return "r2"
-    return "auc_per_gene" if is_ordered_pair(task) else "roc_auc"
+    """The metric a task is ranked by: its type's (`TASK_TYPE_TABLE`), or `auc_per_gene` for ordered pairs."""
+    return "auc_per_gene" if is_ordered_pair(task) else task_type(task.metadata.type).main_score
 
 
 def restrict_genes(embeddings: GeneEmbeddings, *, include: Iterable[str] | None = None,
@@ -281,22 +271,22 @@ class ProbeEngine:
 
     def _fit(self, task: Task, X: np.ndarray | PairDesign, labels: np.ndarray, folds: np.ndarray,
              basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
-        kind, s = task.metadata.type, self.settings
-        if kind == "regression":
+        target, s = task_type(task.metadata.type).target, self.settings
+        if target == "continuous":
             return fit_ridge(X, labels, folds, alpha=s.ridge_alpha), {"solver": "ridge (closed form)"}
-        multinomial = kind == "categorical" and s.categorical == "multinomial"
+        multinomial = target == "multiclass" and s.categorical == "multinomial"
         if multinomial:
             Y = labels
-        elif kind == "categorical":
+        elif target == "multiclass":
             Y = labels[:, None] == np.arange(max(len(task.metadata.label_names), int(labels.max()) + 1))[None, :]
-        elif kind == "multi-label":
+        elif target == "multilabel":
             Y = labels
         else:
             Y = (labels == 1)[:, None]
         fit = fit_logistic(X, Y, folds, multinomial=multinomial, C=s.C, tol=s.tol, max_iter=s.max_iter,
                            memory=s.memory, basis=basis, device=self.device)
         proba = fit.proba
-        if kind == "categorical" and not multinomial:
+        if target == "multiclass" and not multinomial:
             proba = proba / proba.sum(axis=1, keepdims=True)
         n_bad = int((~fit.converged).sum())
         if n_bad:
@@ -305,7 +295,7 @@ class ProbeEngine:
         diagnostics = {"solver": "lbfgs, multinomial" if multinomial else "lbfgs, one probe per column",
                        "device": self.device or "cpu", "n_iter_max": int(fit.n_iter.max()),
                        "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_not_converged": n_bad}
-        return proba if kind in ("categorical", "multi-label") else proba[:, 0], diagnostics
+        return proba if target in ("multiclass", "multilabel") else proba[:, 0], diagnostics
 
     def _metrics(self, task: Task, labels: np.ndarray, folds: np.ndarray, held_out: np.ndarray,
                  features: _Features) -> dict[str, MetricScores]:
@@ -314,7 +304,7 @@ class ProbeEngine:
         per_fold = []
         for k in range(int(folds.max()) + 1):
             test = folds == k
-            if kind == "regression":
+            if not task_type(kind).is_classification:
                 per_fold.append(regression_scores(labels[test], held_out[test]))
             else:
                 per_fold.append(classification_scores(labels[test], held_out[test], task_type=kind,
@@ -354,7 +344,7 @@ def task_units(tasks: Sequence[Task]) -> list[list[Task]]:
         [['Pathways', 'Pathways;Immune System', ...], ['TF vs non-TF']]
     """
     names = {task.name for task in tasks}
-    is_child = [task.metadata.type == "derived binary" and task.metadata.parent in names for task in tasks]
+    is_child = [task.metadata.is_derived and task.metadata.parent in names for task in tasks]
     units = {task.name: [task] for task, child in zip(tasks, is_child) if not child}
     for task, child in zip(tasks, is_child):
         if child:

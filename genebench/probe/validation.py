@@ -14,6 +14,7 @@ import numpy as np
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
+from genebench.tasks.types import task_type as type_info
 
 logger = logging.getLogger(__name__)
 
@@ -106,13 +107,14 @@ def check_labels(task_type: str, labels: np.ndarray, folds: np.ndarray, *, min_c
     n_splits = int(folds.max()) + 1 if len(folds) else 0
     if n_splits < 1:
         return "no held-out rows: every covered row is train-only"
-    if task_type == "regression":
+    target = type_info(task_type).target
+    if target == "continuous":
         return None
     for k in range(n_splits):
         train, test = labels[folds != k], labels[folds == k]
         if len(test) == 0:
             return f"empty test fold: fold {k} has no covered rows"
-        if task_type == "multi-label":
+        if target == "multilabel":
             if not ((train.min(axis=0) == 0) & (train.max(axis=0) == 1)).any():
                 return f"single-class training fold: in fold {k} no label has both classes"
             continue

@@ -1,0 +1,73 @@
+"""The one table of task types: how labels are shaped and decoded, which probe fits them, how they are scored.
+
+Every place that depends on a task's type reads `TASK_TYPE_TABLE` (through `task_type`) instead of comparing
+type names. Adding a task type is a row here and, when its target is new, its solver.
+
+================  ===========  ==============================================  ==========
+type              target       probe                                           main score
+================  ===========  ==============================================  ==========
+binary            binary       logistic, P(label 1)                            roc_auc
+categorical       multiclass   multinomial logistic (or one-vs-rest)           roc_auc
+multi-label       multilabel   one logistic per label, all in one solve        roc_auc
+derived binary    binary       the parent's multi-label fit, its column        roc_auc
+gene-pair binary  binary       logistic on pair vectors                        roc_auc
+regression        continuous   ridge                                           r2
+================  ===========  ==============================================  ==========
+
+The targets are scikit-learn's `type_of_target` names: `binary` and `multiclass` labels are one class per row
+(integer codes), `multilabel` labels a set of classes per row (multi-hot), `continuous` a number per row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Target = Literal["binary", "multiclass", "multilabel", "continuous"]
+
+
+@dataclass(frozen=True)
+class TaskTypeInfo:
+    """What one task type means.
+
+    Attributes:
+        target: the label shape (scikit-learn's target type), which fixes decoding, probe family and metrics.
+        main_score: the metric tasks of this type are ranked by (train-test pair tasks use `auc_per_gene`).
+        description: one line for docs and `genebench tasks`.
+    """
+
+    target: Target
+    main_score: str
+    description: str
+
+    @property
+    def is_classification(self) -> bool:
+        """Whether labels are classes (scored by ROC AUC from probabilities)."""
+        return self.target != "continuous"
+
+
+TASK_TYPE_TABLE: dict[str, TaskTypeInfo] = {
+    "binary": TaskTypeInfo("binary", "roc_auc", "two classes, one per gene"),
+    "categorical": TaskTypeInfo("multiclass", "roc_auc", "several classes, one per gene"),
+    "multi-label": TaskTypeInfo("multilabel", "roc_auc", "a set of labels per gene"),
+    "derived binary": TaskTypeInfo("binary", "roc_auc", "one label of a multi-label task against the rest"),
+    "gene-pair binary": TaskTypeInfo("binary", "roc_auc", "two classes, one per pair of genes (or gene and partner)"),
+    "regression": TaskTypeInfo("continuous", "r2", "a number per gene or pair"),
+}
+"""Task type -> its `TaskTypeInfo`; its keys are exactly `genebench.tasks.metadata.TASK_TYPES`, in order."""
+
+
+def task_type(name: str) -> TaskTypeInfo:
+    """The row of `TASK_TYPE_TABLE` for a task type.
+
+    Raises:
+        ValueError: `name` is not a task type.
+
+    Examples:
+        >>> task_type("categorical").target
+        'multiclass'
+    """
+    try:
+        return TASK_TYPE_TABLE[name]
+    except KeyError:
+        raise ValueError(f"task_type: expected one of {list(TASK_TYPE_TABLE)}, found {name!r}.") from None
