@@ -21,7 +21,7 @@ from genebench.embeddings import GeneEmbeddings
 from genebench.model_info import ModelInfo
 from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
-from model_adapters.descriptions import DescriptionSource
+from model_adapters.description_sources import DescriptionSource
 
 
 class BagOfWordsAdapter:
@@ -30,7 +30,7 @@ class BagOfWordsAdapter:
     Args:
         model: the name to record.
         hgnc: the HGNC table.
-        source: description source ("refseq", "ncbi", "hgnc", "csv"); see `model_adapters.descriptions`.
+        source: description source ("refseq", "ncbi", "hgnc", "csv"); see `model_adapters.description_sources`.
         descriptions: the refseq file or user CSV.
         max_features: vocabulary size (the most frequent words across all HGNC genes' descriptions).
         ncbi_client: client for source "ncbi".

@@ -16,7 +16,7 @@ from genebench.embeddings import GeneEmbeddings
 from genebench.model_info import ModelInfo
 from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
-from model_adapters.descriptions import DescriptionSource
+from model_adapters.description_sources import DescriptionSource
 from model_adapters.hf import HFEncoder, Pooling, SentenceEncoder, dtype_name, is_sentence_transformer, resolve_model
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -29,7 +29,7 @@ class DescriptionAdapter:
         model: Hub id or local folder of a text encoder.
         hgnc: the HGNC table (`genebench.symbols.read_hgnc`).
         source: description source: "refseq", "ncbi", "hgnc" or "csv".
-        descriptions: the refseq file or user CSV (see `model_adapters.descriptions`).
+        descriptions: the refseq file or user CSV (see `model_adapters.description_sources`).
         pooling: "mean" or "cls" for plain transformers encoders; sentence-transformers use their own.
         revision: commit, tag or branch of the model.
         trust_remote_code: allow code shipped with the model to run.

@@ -70,7 +70,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_push(args: argparse.Namespace) -> int:
-    from genebench.hub import push_data
+    from genebench.publish import push_data
 
     url = push_data(args.folder, args.repo, private=args.private, message=args.message)
     print(f"pushed {args.folder} to {url}")

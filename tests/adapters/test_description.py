@@ -12,7 +12,7 @@ from genebench.errors import MissingSourceError, SourceFormatError
 from model_adapters.base import AdapterError
 from model_adapters.clients import NCBIClient
 from model_adapters.description import DescriptionAdapter
-from model_adapters.descriptions import DescriptionSource
+from model_adapters.description_sources import DescriptionSource
 
 
 @pytest.fixture(scope="module")
