@@ -312,7 +312,7 @@ def description_coverage(encoder, embeddings: GeneEmbeddings, genes: Sequence[st
     """For inputs made from descriptions: how many of the HGNC genes asked for got a full description, their
     symbol and name only, or no text; None for other inputs. Warns when under half are full."""
     from model_adapters.base import UNKNOWN_SYMBOL
-    from model_adapters.descriptions import DescriptionSource
+    from model_adapters.description_sources import DescriptionSource
 
     source = getattr(getattr(encoder, "encoder", encoder), "source", None)
     if not isinstance(source, DescriptionSource):
