@@ -174,7 +174,7 @@ def regression_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float
     total = float(((y_true - y_true.mean()) ** 2).sum())
     return {"r2": 1.0 - residual / total if total > 0 else float("nan"),
             "rmse": float(np.sqrt(residual / len(y_true))),
-            "spearman": float(spearmanr(y_true, y_pred).statistic)}
+            "spearman": float(spearmanr(y_true, y_pred)[0])}  # [0]: scipy < 1.10 has no .statistic
 
 
 def rouge1_recall(predictions: Sequence[str], references: Sequence[str]) -> float:
