@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from genebench.atomic import write_atomic
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.errors import GenebenchError, SourceFormatError
 from genebench.network import host_of, short_url
@@ -117,10 +118,7 @@ class HttpClient:
             return cached.read_bytes()
         body = self._request(url, data, dict(headers or {}))
         if body is not None:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_name(f".{cached.name}.tmp")
-            tmp.write_bytes(body)
-            tmp.replace(cached)
+            write_atomic(cached, body)
         return body
 
     def _cache_path(self, url: str, data: bytes | None) -> Path:
