@@ -60,6 +60,24 @@ def test_a_precomputed_run_is_named_and_its_results_hold_no_local_path(data, tmp
     assert str(Path(table)) in (out / "run_config.yaml").read_text()  # the local record repeats the run
 
 
+def test_a_precomputed_table_and_a_baseline_make_one_leaderboard(data, tmp_path):
+    from genebench.leaderboard.site import leaderboard_data
+    from genebench.leaderboard.validate import validate_results
+
+    task = ["HLA class I vs class II"]
+    baseline = run(RunConfig(input="random", adapter={"dim": 16}), data, task, tmp_path / "results", progress=False)
+    table = tmp_path / "emb.parquet"
+    baseline.embeddings.save(table)  # a table from elsewhere: genebench encode's format
+    run(RunConfig(model=str(table), input="precomputed", name="my-lab/table", modality="single-cell expression"),
+        data, task, tmp_path / "results", progress=False, overwrite="always")
+    runs = validate_results(tmp_path / "results")
+    models = {m["id"]: m for m in leaderboard_data(runs)["models"]}
+    assert set(models) == {"genebench/random-16", "my-lab/table"}
+    assert (models["my-lab/table"]["input"], models["my-lab/table"]["modality"]) == ("precomputed",
+                                                                                     "single-cell expression")
+    assert models["genebench/random-16"]["modality"] == "random"
+
+
 def test_names_default_sensibly_and_must_look_like_org_name():
     assert RunConfig(model="random", input="random", adapter={"dim": 64}).model_id() == "genebench/random-64"
     assert RunConfig(model="bag-of-words", input="bag-of-words").model_id() == "genebench/bag-of-words"
