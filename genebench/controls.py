@@ -31,13 +31,15 @@ import scipy.sparse
 from tqdm.auto import tqdm
 
 from genebench.data import BenchmarkData
-from genebench.metrics import BINARY_TYPES, classification_scores
+from genebench.metrics import classification_scores
+from genebench.model_info import ModelInfo
 from genebench.probe.engine import TaskScores, is_ordered_pair, iter_task_scores, main_score_for, summarise_folds
 from genebench.probe.settings import ProbeSettings
 from genebench.probe.validation import check_labels
-from genebench.results import Coverage, ModelInfo
+from genebench.results import Coverage
 from genebench.tasks.metadata import SHORTCUT_AUC, TaskMetadata
 from genebench.tasks.task import Task
+from genebench.tasks.types import task_type
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +88,8 @@ def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSe
         scored = iter_task_scores(tasks, embeddings, settings, partner_embeddings=partners)
         yield from ((model, scores) for scores in tqdm(scored, total=len(tasks), desc=f"control {name}",
                                                         unit="task", disable=not progress))
-    pairs = [task for task in tasks if len(task.metadata.entity_types) == 2 and task.metadata.type in BINARY_TYPES]
+    pairs = [task for task in tasks if len(task.metadata.entity_types) == 2
+             and task_type(task.metadata.type).target == "binary"]
     for task in tqdm(pairs, desc="control identity", unit="task", disable=not progress):
         yield IDENTITY, identity_scores(task, settings)
 
