@@ -249,15 +249,20 @@ def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarr
         yield order[start:start + batch_size]
 
 
+@dataclass
 class _Runtime:
-    """Where an encoder's torch `model` is loaded from, where and in what precision it runs, and its size."""
+    """Where an encoder's torch `model` is loaded from, where and in what precision it runs, and its size.
 
-    model: Any
+    Subclasses provide `model` (the loaded torch module).
+    """
+
     model_id: str
-    revision: str | None
-    trust_remote_code: bool
-    device: str | None
-    dtype: str
+    revision: str | None = None
+    trust_remote_code: bool = False
+    device: str | None = None
+    dtype: str = "auto"
+    batch_size: int = 32
+    notes: dict[str, Any] = field(default_factory=dict)  # what the last call did, for the model's notes
 
     @cached_property
     def location(self) -> tuple[str, str]:
@@ -315,14 +320,7 @@ class HFEncoder(_Runtime):
         max_length: tokens per forward pass; None reads the tokenizer and config.
     """
 
-    model_id: str
-    revision: str | None = None
-    trust_remote_code: bool = False
-    device: str | None = None
-    dtype: str = "auto"
-    batch_size: int = 32
     max_length: int | None = None
-    notes: dict[str, Any] = field(default_factory=dict)  # what the last call did, for the model settings
 
     @cached_property
     def tokenizer(self) -> Any:
@@ -445,14 +443,6 @@ class SentenceEncoder(_Runtime):
     Truncation follows the model's `max_seq_length`, as sentence-transformers' `encode` does; texts are
     batched by their token count (not their character count, as `encode` does), so less goes to padding.
     """
-
-    model_id: str
-    revision: str | None = None
-    trust_remote_code: bool = False
-    device: str | None = None
-    dtype: str = "auto"
-    batch_size: int = 32
-    notes: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def model(self) -> Any:
