@@ -91,3 +91,20 @@ def test_controls_command_prints_the_table_and_flags(hgnc_data, tmp_path, capsys
     assert manifest["controls"]["seconds"] > 0 and RANDOM_DIM == 384
     assert main(["controls", "--data", str(tmp_path / "nowhere")]) == 2
     assert "no genebench.json" in capsys.readouterr().err
+
+
+def test_random_control_cannot_rank_held_out_genes():
+    """Random vectors say nothing about a held-out gene, so a rare label stays near chance (5 positives per fold).
+
+    A probe whose fold fits start from a fit on every row would remember the held-out positives and score ~1.0.
+    """
+    from genebench.pipeline import task_genes
+    from genebench.probe.engine import iter_task_scores
+    from model_adapters.baselines import RandomAdapter
+
+    data = open_data()
+    tasks = [data.load_task("Pathways"), data.load_task("Pathways;Digestion and absorption")]
+    embeddings = RandomAdapter(hgnc=data.hgnc(), dim=RANDOM_DIM).encode(task_genes(tasks))
+    scores = {s.task.name: s.scores["roc_auc"].mean for s in iter_task_scores(tasks, embeddings)}
+    assert abs(scores["Pathways"] - 0.5) < 0.02
+    assert scores["Pathways;Digestion and absorption"] < 0.8
