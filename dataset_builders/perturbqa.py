@@ -6,6 +6,11 @@ counted in the symbol report. The k562_set tasks read out gene clusters ("1-mito
 whose members are the auxiliary table `set_mapping`. The gene-set enrichment data (sets of perturbed genes,
 "pert", and of read-out genes, "gene", with their text labels) is the auxiliary table `gse`; sets without a
 label are skipped by default, as PerturbQA's `load_gse(skip_empty=True)` does.
+
+The published split is cold for perturbations: in every task, no perturbed gene of `test` is perturbed in `train`
+(k562 de: 267 test perturbations, none seen in training), while read-out genes recur. A probe must therefore
+generalise to unseen perturbations, and gene identity alone scores exactly chance there (the `identity` control,
+0.500 on all ten tasks: `auc_per_gene` ranks within one read-out gene).
 """
 
 from __future__ import annotations
