@@ -75,9 +75,14 @@ def test_identity_control_solves_gene2gene_but_not_its_cold_split(gene2gene):
 
 def test_perturbqa_tests_unseen_perturbations_so_identity_is_chance():
     """PerturbQA's published split holds out perturbations: no test perturbation is perturbed in training."""
-    task = open_data().load_task("PerturbQA k562 dir")
-    train, test = task.folds == -1, task.folds == 0
-    assert not set(task.entities[test, 0]) & set(task.entities[train, 0])
+    data = open_data()
+    names = [meta.name for meta in data.tasks() if meta.family == "perturbqa"]
+    assert len(names) == 10
+    for name in names:
+        task = data.load_task(name)
+        train, test = task.folds == -1, task.folds == 0
+        assert test.any() and not set(task.entities[test, 0]) & set(task.entities[train, 0]), name
+    task = data.load_task("PerturbQA k562 dir")
     assert identity_scores(task, ProbeSettings()).scores["auc_per_gene"].mean == pytest.approx(0.5)
 
 
