@@ -231,7 +231,8 @@ def write_report(results: pd.DataFrame, out: str | Path, *, exclude_flagged: boo
     tables = {"categories": category_table(summarised), "tasks": per_task_table(results)}
     written = []
     for name, table in tables.items():
-        for suffix, text in ((".md", table.to_markdown(index=False)), (".csv", table.to_csv(index=False))):
+        markdown = table.to_markdown(index=False, disable_numparse=True)  # "+0.000" lifts stay as written
+        for suffix, text in ((".md", markdown), (".csv", table.to_csv(index=False))):
             written.append(write_atomic(out / f"{name}{suffix}", text))
     written.append(write_atomic(out / "report.html", _html(tables)))
     written += plot_heatmap(summarised, out / "heatmap")

@@ -53,7 +53,8 @@ def run_report(args: argparse.Namespace) -> int:
 
     results = load_results(args.results)
     written = write_report(results, args.out, exclude_flagged=args.exclude_flagged)
-    print(category_table(drop_flagged(results) if args.exclude_flagged else results).to_markdown(index=False))
+    table = category_table(drop_flagged(results) if args.exclude_flagged else results)
+    print(table.to_markdown(index=False, disable_numparse=True))  # "+0.000" lifts stay as written
     note = flagged_note(results, excluded=args.exclude_flagged)
     if note:
         print(note)

@@ -160,7 +160,8 @@ def run_run(args: argparse.Namespace) -> int:
     table = done.frame
     print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")
-    print(pipeline.paper_table(drop_flagged(table) if args.exclude_flagged else table).to_markdown(index=False))
+    summary = pipeline.paper_table(drop_flagged(table) if args.exclude_flagged else table)
+    print(summary.to_markdown(index=False, disable_numparse=True))  # "+0.000" lifts stay as written
     if "descriptions" in done.model.notes:
         print(pipeline.descriptions_line(done.model.notes["descriptions"]))
     note = flagged_note(table, excluded=args.exclude_flagged)
