@@ -14,7 +14,7 @@ import logging
 import shutil
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +95,8 @@ def build_data(
     return BenchmarkData(out)
 
 
-def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, progress: bool = True) -> BenchmarkData:
+def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, names: Sequence[str] | None = None,
+                 progress: bool = True) -> BenchmarkData:
     """Score the control baselines (`genebench.controls`) on every task of a data folder and store their results.
 
     The results go to `out/controls/` (swapped in whole, replacing earlier controls) and into the manifest, which
@@ -104,12 +105,13 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, prog
     Args:
         out: a built data folder.
         settings: the probe settings of every control (default: the probe's defaults).
+        names: which controls to score (default all); the folder then holds only these.
         progress: show progress bars.
 
     Returns:
         The folder opened again, its task metadata carrying the control scores.
     """
-    from genebench.controls import CONTROLS_DIR, score_controls
+    from genebench.controls import CONTROLS, CONTROLS_DIR, score_controls
     from genebench.pipeline import to_result
     from genebench.probe.settings import ProbeSettings
     from genebench.results import write_result
@@ -122,7 +124,8 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, prog
     start = time.perf_counter()
     try:
         paths = []
-        for model, scores in score_controls(data, tasks, settings, progress=progress):
+        names = list(names or CONTROLS)
+        for model, scores in score_controls(data, tasks, settings, names=names, progress=progress):
             result = to_result(scores, model=model, probe=settings.to_dict(), dataset_revision=data.revision,
                                config={})
             paths.append(write_result(result, staging))
@@ -135,7 +138,7 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, prog
     manifest = _read_manifest(out)
     manifest["controls"] = {
         "files": sorted(f"{CONTROLS_DIR}/{path.relative_to(staging).as_posix()}" for path in paths),
-        "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__,
+        "names": names, "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__,
     }
     _commit_manifest(out, manifest)
     data = BenchmarkData(out)

@@ -132,8 +132,9 @@ def _controls(controls: dict[str, Any] | None) -> list[str]:
     if not controls:
         return []
     flagged = controls.get("shortcut_solvable", {})
-    lines = [_CONTROLS, f"Computed in {controls['seconds']} s with genebench {controls['genebench_version']}; "
-             f"{len(flagged)} shortcut-solvable tasks:", ""]
+    names = ", ".join(f"`{name}`" for name in controls.get("names", ["name", "identity", "random"]))
+    lines = [_CONTROLS, f"This folder holds {names}, computed in {controls['seconds']} s with genebench "
+             f"{controls['genebench_version']}; {len(flagged)} shortcut-solvable tasks:", ""]
     lines += [f"- {task}: {control} {score:.3f}" for task, (control, score) in sorted(flagged.items())]
     return [*lines, ""]
 

@@ -31,6 +31,7 @@ import scipy.sparse
 from tqdm.auto import tqdm
 
 from genebench.data import BenchmarkData
+from genebench.errors import GenebenchError
 from genebench.metrics import classification_scores
 from genebench.model_info import ModelInfo
 from genebench.probe.engine import TaskScores, is_ordered_pair, iter_task_scores, main_score_for, summarise_folds
@@ -64,8 +65,9 @@ IDENTITY = ModelInfo(id="control/identity", revision="one-hot", input="precomput
 
 
 def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSettings, *,
+                   names: Sequence[str] = tuple(CONTROLS),
                    progress: bool = True) -> Iterator[tuple[ModelInfo, TaskScores]]:
-    """Score every control on `tasks`, yielding (the control's model record, task scores) as each task finishes.
+    """Score controls on `tasks`, yielding (the control's model record, task scores) as each task finishes.
 
     Records are filed under ``control/<name>`` (`ModelInfo.id`).
 
@@ -73,14 +75,23 @@ def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSe
         data: the data the tasks come from (its HGNC table and gene-set members).
         tasks: the tasks, without controls in their metadata.
         settings: the probe settings every control is fitted with.
+        names: which controls (default all of `CONTROLS`).
         progress: show a progress bar per control.
+
+    Raises:
+        GenebenchError: an unknown control name.
     """
     from genebench.pipeline import partner_embeddings, task_genes
     from model_adapters.baselines import BagOfWordsAdapter, RandomAdapter
 
+    unknown = sorted(set(names) - set(CONTROLS))
+    if unknown:
+        raise GenebenchError(f"controls {unknown}: expected names among {list(CONTROLS)}.")
     genes, hgnc = task_genes(tasks), data.hgnc()
-    for name, adapter in (("name", BagOfWordsAdapter("control/name", hgnc=hgnc, source="hgnc")),
-                          ("random", RandomAdapter("control/random", hgnc=hgnc, dim=RANDOM_DIM))):
+    adapters = {"name": lambda: BagOfWordsAdapter("control/name", hgnc=hgnc, source="hgnc"),
+                "random": lambda: RandomAdapter("control/random", hgnc=hgnc, dim=RANDOM_DIM)}
+    for name in (n for n in adapters if n in names):
+        adapter = adapters[name]()
         embeddings = adapter.encode(genes)
         model = embeddings.model.model_copy(update={"settings": {**embeddings.model.settings,
                                                                  "control": CONTROLS[name]}})
@@ -88,7 +99,7 @@ def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSe
         scored = iter_task_scores(tasks, embeddings, settings, partner_embeddings=partners)
         yield from ((model, scores) for scores in tqdm(scored, total=len(tasks), desc=f"control {name}",
                                                         unit="task", disable=not progress))
-    pairs = [task for task in tasks if len(task.metadata.entity_types) == 2
+    pairs = [task for task in tasks if "identity" in names and len(task.metadata.entity_types) == 2
              and task_type(task.metadata.type).target == "binary"]
     for task in tqdm(pairs, desc="control identity", unit="task", disable=not progress):
         yield IDENTITY, identity_scores(task, settings)

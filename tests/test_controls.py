@@ -86,6 +86,17 @@ def test_perturbqa_tests_unseen_perturbations_so_identity_is_chance():
     assert identity_scores(task, ProbeSettings()).scores["auc_per_gene"].mean == pytest.approx(0.5)
 
 
+def test_bundled_snapshot_ships_the_identity_control_for_every_pair_task():
+    data = open_data()
+    assert data.manifest["controls"]["names"] == ["identity"]
+    pairs = [meta for meta in data.tasks() if len(meta.entity_types) == 2]
+    assert len(pairs) == 12 and all(set(meta.controls) == {"identity"} for meta in pairs)
+    assert data.metadata("Gene2Gene").controls["identity"] > 0.9 and data.metadata("Gene2Gene").is_shortcut_solvable
+    assert data.metadata("Gene2Gene (cold genes)").controls["identity"] == pytest.approx(0.5)
+    assert data.manifest["controls"]["shortcut_solvable"] == {"Gene2Gene": ["identity", pytest.approx(0.976, abs=1e-3)]}
+    data.verify()
+
+
 def test_controls_command_prints_the_table_and_flags(hgnc_data, tmp_path, capsys):
     copy = tmp_path / "data"
     shutil.copytree(hgnc_data.path, copy)
@@ -94,6 +105,10 @@ def test_controls_command_prints_the_table_and_flags(hgnc_data, tmp_path, capsys
     assert "1 shortcut-solvable: HLA class I vs class II" in out
     manifest = json.loads((copy / "genebench.json").read_text())
     assert manifest["controls"]["seconds"] > 0 and RANDOM_DIM == 384
+    assert main(["controls", "--data", str(copy), "--only", "name", "--quiet"]) == 0
+    only = BenchmarkData(copy)
+    assert only.manifest["controls"]["names"] == ["name"] and set(only.metadata(HLA).controls) == {"name"}
+    assert {path.name for path in (copy / "controls").iterdir()} == {"control__name"}
     assert main(["controls", "--data", str(tmp_path / "nowhere")]) == 2
     assert "no genebench.json" in capsys.readouterr().err
 

@@ -30,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "them there as result files listed in its manifest, replacing earlier ones. The data revision "
                     "does not change. Prints each task's control scores and flags shortcut-solvable tasks.")
     parser.add_argument("--data", type=Path, required=True, metavar="DIR", help="a folder written by `genebench build`")
+    parser.add_argument("--only", nargs="+", metavar="CONTROL", choices=("name", "identity", "random"),
+                        help="score only these controls (the folder then holds only them): name, identity, random")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no table")
     parser.set_defaults(handler=run_controls)
 
@@ -38,7 +40,7 @@ def run_controls(args: argparse.Namespace) -> int:
     from genebench.build import add_controls
     from genebench.controls import control_table
 
-    data = add_controls(args.data, progress=not args.quiet)
+    data = add_controls(args.data, names=args.only, progress=not args.quiet)
     table = control_table(data.tasks())
     if not args.quiet:
         print(table.to_markdown(index=False, floatfmt=".3f"))
