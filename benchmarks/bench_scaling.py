@@ -1,5 +1,4 @@
-"""Per-unit costs behind docs/scaling.md, measured on this machine: encoder genes/s by model size, and probe
-seconds by task type and embedding dimension.
+"""Encoder speed behind docs/scaling.md, measured on this machine: genes/s by model size on the CPU.
 
 Encoders: randomly initialised models with the architectures of all-MiniLM-L6-v2 (22M), BERT-base (110M),
 ESM-2 35M and ESM-2 150M, timed on this machine's CPU threads in bf16 autocast where the CPU has it (as
@@ -7,18 +6,18 @@ ESM-2 35M and ESM-2 150M, timed on this machine's CPU threads in bf16 autocast w
 models' speeds. Text inputs are RefSeq descriptions at their median MiniLM token count; protein inputs are
 512 residues (median human protein ~415 aa, plus special tokens, rounded up).
 
-Probes: seeded random vectors (the `random` adapter) at three dimensions on a binary, a categorical, a
-multi-label task with its derived tasks, and a gene-pair task of the bundled snapshot; seconds are each
-unit's own (what one Ray task costs).
+Probe seconds per task come with every result (`timing.probe_seconds`); docs/scaling.md reads them from the
+local half of `benchmarks/bench_sweep.py`.
 
 Usage:
-    python benchmarks/bench_scaling.py        # ~4 min on 2 cores
+    python benchmarks/bench_scaling.py        # ~3 min on 2 idle cores
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 
 import numpy as np
@@ -34,8 +33,6 @@ ENCODERS = {  # name: (kind, config)
                                    intermediate_size=2560)),
 }
 PROTEIN_TOKENS = 512
-PROBE_TASKS = ["TF vs non-TF", "Chromosome", "UniProt keyword Ligand", "PerturbQA k562_set dir"]
-DIMS = (64, 256, 768)
 
 
 def text_tokens() -> int:
@@ -54,7 +51,7 @@ def text_tokens() -> int:
     return int(np.median([min(len(ids), 256) for ids in tokenizer(texts)["input_ids"]]))
 
 
-def encoder_speed(kind: str, config: dict, tokens: int, batch: int = 8, repeats: int = 2) -> tuple[float, int]:
+def encoder_speed(kind: str, config: dict, tokens: int, batch: int = 4, repeats: int = 2) -> tuple[float, int]:
     """(genes/s, parameters) of one forward pass per gene at `tokens` tokens, on the CPU."""
     import torch
     from transformers import BertConfig, BertModel, EsmConfig, EsmModel
@@ -79,35 +76,11 @@ def encoder_speed(kind: str, config: dict, tokens: int, batch: int = 8, repeats:
     return batch / seconds, sum(p.numel() for p in model.parameters())
 
 
-def probe_seconds() -> dict[tuple[str, int], tuple[float, int]]:
-    """(task, dim) -> (seconds of its unit, number of results in the unit)."""
-    from genebench.data import open_data
-    from genebench.pipeline import RunConfig, encode, partner_embeddings, task_genes
-    from genebench.probe import ProbeEngine, ProbeSettings, task_units
-    from genebench.tasks.selection import TaskSelection
-
-    data = open_data()
-    names = [m.name for m in TaskSelection().select(data)
-             if m.name in PROBE_TASKS or m.parent == "UniProt keyword Ligand"]
-    tasks = [data.load_task(name) for name in names]
-    out = {}
-    for dim in DIMS:
-        config = RunConfig.build(input="random", adapter={"dim": dim})
-        embeddings = encode(config, data, task_genes(tasks))
-        partners = partner_embeddings(tasks, embeddings, data, None)
-        engine = ProbeEngine(embeddings, ProbeSettings(), partners).precompute()
-        for unit in task_units(tasks):
-            start = time.perf_counter()
-            results = list(engine.score_unit(unit))
-            out[(unit[0].name, dim)] = (time.perf_counter() - start, len(results))
-    return out
-
-
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     import torch
 
-    print(f"CPU threads: {torch.get_num_threads()}")
+    print(f"CPU threads: {torch.get_num_threads()}, load average {os.getloadavg()[0]:.1f}")
     tokens = text_tokens()
     print(f"\nencoders (CPU, {torch.get_num_threads()} threads; text at the median {tokens} tokens per gene, "
           f"protein at {PROTEIN_TOKENS} tokens)")
@@ -116,12 +89,6 @@ def main() -> None:
         n = tokens if kind == "text" else PROTEIN_TOKENS
         speed, params = encoder_speed(kind, config, n)
         print(f"| {name} | {params / 1e6:.0f}M | {n} | {speed:.1f} | {speed * n:,.0f} |")
-    print("\nprobes (seconds per unit: a task, or a multi-label task with its derived tasks)")
-    print("| task | results | " + " | ".join(f"dim {d}" for d in DIMS) + " |\n|---|---:|" + "---:|" * len(DIMS))
-    seconds = probe_seconds()
-    for task in dict.fromkeys(name for name, _ in seconds):
-        cells = " | ".join(f"{seconds[(task, d)][0]:.2f} s" for d in DIMS)
-        print(f"| {task} | {seconds[(task, DIMS[0])][1]} | {cells} |")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """A sweep of 4 models over every bundled task: sequential local run against Ray with 2 CPUs, in one run.
 
-The four models take cheap inputs (seeded random vectors at two sizes, bag-of-words counts, and a
-precomputed table), and every embedding is encoded into the cache before timing, so the figures are the
+The four models take cheap inputs (seeded random vectors at 64 and 128 dimensions, and two precomputed
+tables of 96 and 32), and every embedding is encoded into the cache before timing, so the figures are the
 probing and writing of 4 x 132 results. Both engines read the same cache; results must be bit-identical.
 
 On 2 cores the Ray workers compute with the driver's 2 BLAS threads (that is what makes their results the
@@ -9,11 +9,13 @@ local ones to the bit), so one probe runs at a time: there is nothing to gain, a
 costs at most 10% over the local time. Ray's start (its processes and one worker) is timed on its own.
 
 Usage:
-    python benchmarks/bench_sweep.py            # ~6 min on 2 cores
+    python benchmarks/bench_sweep.py                                         # every bundled task (132)
+    python benchmarks/bench_sweep.py --family humantfs hgnc genecorpus reactome   # a quicker subset
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
@@ -25,8 +27,8 @@ SWEEP = """\
 models:
   - {input: random, name: bench/random-64, adapter: {dim: 64, seed: 0}}
   - {input: random, name: bench/random-128, adapter: {dim: 128, seed: 1}}
-  - {input: bag-of-words, name: bench/bag-of-words-128, adapter: {max_features: 128}}
-  - {input: precomputed, name: bench/table-96, model: TABLE}
+  - {input: precomputed, name: bench/table-96, model: TABLE96}
+  - {input: precomputed, name: bench/table-32, model: TABLE32}
 """
 TARGET_OVERHEAD = 0.10
 
@@ -37,7 +39,10 @@ def _scores(out: Path) -> dict[tuple[str, str], dict]:
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", nargs="+", metavar="FAMILY", help="only these task families (default: all)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="bench-sweep-"))
     os.environ["GENEBENCH_CACHE"] = str(work / "cache")
     from genebench import sweep
@@ -46,10 +51,14 @@ def main() -> None:
     from genebench.distributed import RayEngine
     from genebench.pipeline import encode, select_tasks, task_genes
 
-    table = work / "table.parquet"
-    (work / "random-96.yaml").write_text("input: random\nadapter: {dim: 96, seed: 2}\n")
-    assert cli(["encode", "--config", str(work / "random-96.yaml"), "--out", str(table)]) == 0
-    (work / "sweep.yaml").write_text(SWEEP.replace("TABLE", str(table)))
+    sweep_file = SWEEP
+    for dim, seed in ((96, 2), (32, 3)):
+        table = work / f"table-{dim}.parquet"
+        (work / f"random-{dim}.yaml").write_text(f"input: random\nadapter: {{dim: {dim}, seed: {seed}}}\n")
+        assert cli(["encode", "--config", str(work / f"random-{dim}.yaml"), "--out", str(table)]) == 0
+        sweep_file = sweep_file.replace(f"TABLE{dim}", str(table))
+    families = f"tasks: {{family: {json.dumps(args.family)}}}\n" if args.family else ""
+    (work / "sweep.yaml").write_text(sweep_file + families)
     plan = sweep.Sweep.from_yaml(work / "sweep.yaml")
     data = open_data()
     tasks = select_tasks(data, [meta.name for meta in plan.tasks.select(data)])
@@ -73,7 +82,7 @@ def main() -> None:
     same = _scores(work / "local") == _scores(work / "ray")
     overhead = on_ray - local
     print(f"\n{len(plan.configs)} models x {len(tasks)} tasks = {n_results} results, 2 CPUs "
-          f"(Ray workers: {engine.threads} threads each)")
+          f"(Ray workers: {engine.threads} threads each), load average {os.getloadavg()[0]:.1f}")
     print(f"local, sequential          {local:8.1f} s   (baseline)")
     print(f"Ray, 2 CPUs                {on_ray:8.1f} s   speed-up {local / on_ray:.2f}x")
     print(f"Ray overhead               {overhead:8.1f} s   {overhead / local:+.1%} of the local time "
