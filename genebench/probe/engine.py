@@ -30,7 +30,7 @@ from genebench.errors import EmbeddingError
 from genebench.metrics import classification_scores, regression_scores
 from genebench.probe.design import PairDesign
 from genebench.probe.settings import ProbeSettings
-from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
+from genebench.probe.solvers import Basis, Scale, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
 from genebench.results import Coverage, MetricScores
 from genebench.tasks.task import Task
@@ -99,13 +99,13 @@ class _Table:
         self.embeddings, self.report = check_embeddings(embeddings, name=name)
         self.name = name
         self.index = pd.Index(np.asarray(self.embeddings.symbols, dtype=str))  # unique: duplicates were merged
-        self._basis: Basis | None = None
+        self._bases: dict[str, Basis] = {}
 
-    @property
-    def basis(self) -> Basis:
-        if self._basis is None:
-            self._basis = Basis.from_features(self.embeddings.vectors)
-        return self._basis
+    def basis(self, scale: Scale) -> Basis:
+        """The preconditioning basis of the table's vectors for `scale`, computed once."""
+        if scale not in self._bases:
+            self._bases[scale] = Basis.from_features(self.embeddings.vectors, scale=scale)
+        return self._bases[scale]
 
     def rows(self, symbols: np.ndarray) -> np.ndarray:
         """Row of each symbol in the table, -1 where it has no vector."""
@@ -158,7 +158,7 @@ class _Features:
         return Coverage(n_covered=len(self.rows), n_task=self.n_task, fraction=len(self.rows) / max(self.n_task, 1),
                         missing_genes=self.missing)
 
-    def matrix(self) -> tuple[np.ndarray | PairDesign, Basis | None]:
+    def matrix(self, scale: Scale) -> tuple[np.ndarray | PairDesign, Basis | None]:
         """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis.
 
         Pair rows stay a `PairDesign` over the two tables: the logistic solver never builds their dense matrix
@@ -166,12 +166,12 @@ class _Features:
         """
         (first, rows), *rest = self._parts
         if self.mode == "single":
-            return first.embeddings.vectors[rows], first.basis
+            return first.embeddings.vectors[rows], first.basis(scale)
         second, second_rows = rest[0]
         X = PairDesign((first.embeddings.vectors, second.embeddings.vectors), (rows, second_rows), self.mode)
         if self.mode == "concat":
-            return X, first.basis.concat(second.basis)
-        return X, first.basis if first is second else None
+            return X, first.basis(scale).concat(second.basis(scale))
+        return X, first.basis(scale) if first is second else None
 
 
 def summarise_folds(per_fold: list[dict[str, float]]) -> dict[str, MetricScores]:
@@ -252,7 +252,7 @@ class ProbeEngine:
         result.diagnostics = {"embeddings": self.tables[0].report}
         held_out = None
         if result.skipped is None:
-            X, basis = features.matrix()
+            X, basis = features.matrix(self.settings.scale)
             held_out, fit_info = self._fit(task, X, labels, folds, basis)
             result.diagnostics |= fit_info
             result.scores = self._metrics(task, labels, folds, held_out, features)
@@ -273,7 +273,7 @@ class ProbeEngine:
              basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
         target, s = task_type(task.metadata.type).target, self.settings
         if target == "continuous":
-            return fit_ridge(X, labels, folds, alpha=s.ridge_alpha), {"solver": "ridge (closed form)"}
+            return fit_ridge(X, labels, folds, alpha=s.ridge_alpha, scale=s.scale), {"solver": "ridge (closed form)"}
         multinomial = target == "multiclass" and s.categorical == "multinomial"
         if multinomial:
             Y = labels
@@ -284,7 +284,7 @@ class ProbeEngine:
         else:
             Y = (labels == 1)[:, None]
         fit = fit_logistic(X, Y, folds, multinomial=multinomial, C=s.C, tol=s.tol, max_iter=s.max_iter,
-                           memory=s.memory, basis=basis, device=self.device)
+                           memory=s.memory, scale=s.scale, basis=basis, device=self.device)
         proba = fit.proba
         if target == "multiclass" and not multinomial:
             proba = proba / proba.sum(axis=1, keepdims=True)
@@ -294,7 +294,8 @@ class ProbeEngine:
                            fit.converged.size, s.tol, s.max_iter)
         diagnostics = {"solver": "lbfgs, multinomial" if multinomial else "lbfgs, one probe per column",
                        "device": self.device or "cpu", "n_iter_max": int(fit.n_iter.max()),
-                       "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_not_converged": n_bad}
+                       "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_iter_start": fit.n_iter_start,
+                       "n_not_converged": n_bad}
         return proba if target in ("multiclass", "multilabel") else proba[:, 0], diagnostics
 
     def _metrics(self, task: Task, labels: np.ndarray, folds: np.ndarray, held_out: np.ndarray,

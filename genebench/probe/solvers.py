@@ -1,45 +1,58 @@
-"""Batched probes: one L2 logistic solve for every fold and label column of a task at once, and ridge.
+"""Batched probes: every fold and label column of a task solved as one batch of L2 logistic problems, and ridge.
 
-`fit_logistic` solves F x M independent problems together (F folds, M label columns), or F softmax
-problems of M classes. Each fold standardises with its own training rows; the standardisation is folded
-into the coefficients, so the feature matrix is never copied per fold. The optimiser is L-BFGS run on
-every problem in lockstep (one matrix product per step serves all of them), with per-problem line
-searches, histories and stopping, preconditioned by the Böhning curvature bound built from an
-eigenbasis of the feature correlation. The objective and stopping rule are scikit-learn's lbfgs ones,
-so the optimum is the same; only the path to it differs.
+`fit_logistic` solves one problem per (split, label column), or one softmax problem per split. Each problem
+minimises scikit-learn's `LogisticRegression(C)` objective, ``mean(log loss) + ||w||^2 / (2 C n_train)`` with a
+free intercept, on the raw features (``scale="none"``, the paper's protocol) or on features standardised with
+its split's training rows (``scale="standard"``). Centring and scaling are folded into the coefficients, so the
+feature matrix is never copied per split; centring never moves the optimum, since the intercept is free.
 
-A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding
-tables without building the (pairs x features) matrix; statistics over its rows are taken a block at a time.
+The optimiser is L-BFGS run on every problem in lockstep (one matrix product per step serves all of them), with
+per-problem line searches, histories and stopping, preconditioned by the Böhning curvature bound built from an
+eigenbasis of the feature covariance (correlation when standardised). Three things make it fast without touching
+the optimum: every split starts from the fit on all rows (near each split's optimum), a problem leaves the batch
+as soon as it converges, and a failed line-search step is retried on the problems that failed it alone. The
+stopping rule is scikit-learn's lbfgs one (every gradient entry at most `tol`).
 
-Arrays are written against the array API (numpy on the CPU, torch when a device is given), so one code
-path serves both. All reductions have a fixed order, so a run repeats bit for bit on the same machine.
+A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding tables
+without building the (pairs x features) matrix; statistics over its rows are taken a block at a time.
+
+Arrays are written against the array API (numpy on the CPU, torch when a device is given), so one code path
+serves both. All reductions have a fixed order, so a run repeats bit for bit on the same machine.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+import array_api_compat
 import numpy as np
 import scipy.linalg
-from sklearn.externals import array_api_compat
 
 from genebench.probe.design import PairDesign
 
+Scale = Literal["none", "standard"]
+
 _ARMIJO = 1e-4
+_NOISE = 1e-6
+"""Relative float32 noise of an objective value: a step that stays within it and does not overshoot is accepted
+(Hager and Zhang's approximate Wolfe condition), so problems near their optimum never stall on rounding."""
 _MAX_BACKTRACK = 30
 _BASIS_ROWS = 4096
 _BASIS_RANK = 256
 _BLOCK_ROWS = 65536
+_CHUNK_VALUES = 1 << 23
+"""At most this many (row, column) values in one block of logits: bounds the solver's temporary memory."""
 
 
 @dataclass(frozen=True)
 class Basis:
-    """Eigenbasis of a feature correlation matrix; it only preconditions, it never changes an optimum.
+    """Eigenbasis of a feature covariance (or correlation) matrix; it only preconditions, never moves an optimum.
 
     Attributes:
         vectors: shape (n_features, rank), orthonormal columns.
         values: shape (rank,), the matching eigenvalues.
+        tail: the mean eigenvalue of the remaining directions.
     """
 
     vectors: np.ndarray
@@ -47,16 +60,19 @@ class Basis:
     tail: float = 0.0
 
     @classmethod
-    def from_features(cls, X: np.ndarray | PairDesign, *, max_rows: int = _BASIS_ROWS,
+    def from_features(cls, X: np.ndarray | PairDesign, *, scale: Scale = "none", max_rows: int = _BASIS_ROWS,
                       rank: int = _BASIS_RANK) -> Basis:
-        """The top-`rank` eigenpairs of `X`'s correlation, from at most `max_rows` evenly strided rows.
+        """The top-`rank` eigenpairs of `X`'s covariance (correlation for ``scale="standard"``).
 
-        The remaining directions share one eigenvalue, `tail` (their mean), so the trace is kept.
+        Taken from at most `max_rows` evenly strided rows. The remaining directions share one eigenvalue,
+        `tail` (their mean), so the trace is kept.
         """
         step = max(1, -(-X.shape[0] // max_rows))
         rows = np.asarray(X[::step], dtype=np.float64)
-        scale = rows.std(axis=0)
-        rows = (rows - rows.mean(axis=0)) / np.where(scale > 1e-12, scale, 1.0)
+        rows = rows - rows.mean(axis=0)
+        if scale == "standard":
+            spread = rows.std(axis=0)
+            rows = rows / np.where(spread > 1e-12, spread, 1.0)
         if len(rows) >= rows.shape[1]:
             values, vectors = scipy.linalg.eigh(rows.T @ rows / len(rows), driver="evd")
         else:
@@ -86,13 +102,15 @@ class LogisticFit:
     Attributes:
         proba: shape (n_rows, n_columns), each row scored by the model of the fold that holds it out;
             NaN for rows that are never held out.
-        n_iter: shape (n_folds, n_groups), L-BFGS iterations per problem.
+        n_iter: shape (n_folds, n_groups), L-BFGS iterations per problem (after the warm start).
         converged: shape (n_folds, n_groups), whether each problem met `tol`.
+        n_iter_start: iterations of the all-rows fit every fold started from (0 when there was none).
     """
 
     proba: np.ndarray
     n_iter: np.ndarray
     converged: np.ndarray
+    n_iter_start: int = 0
 
 
 def fold_masks(folds: np.ndarray) -> np.ndarray:
@@ -112,10 +130,10 @@ def _row_blocks(X: np.ndarray | PairDesign):
 
 
 def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-split mean and scale of the training rows, shape (n_splits, n_features) each.
+    """Per-split mean and standard deviation of the training rows, shape (n_splits, n_features) each.
 
-    Computed on globally centred float32 features with one matrix product per moment. A feature constant on
-    a split's training rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing.
+    Computed on globally centred features with one matrix product per moment. A feature constant on a split's
+    training rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing.
     """
     weights = train.astype(X.dtype)
     centre = sum(block.sum(axis=0, dtype=np.float64) for _, block in _row_blocks(X)) / X.shape[0]
@@ -133,16 +151,16 @@ def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray) -> tuple[np.ndarra
 
 
 def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float,
-                 tol: float, max_iter: int, memory: int = 10, basis: Basis | None = None, device: str | None = None,
-                 ) -> LogisticFit:
+                 tol: float, max_iter: int, memory: int = 10, scale: Scale = "none", basis: Basis | None = None,
+                 device: str | None = None) -> LogisticFit:
     """Fit L2 logistic probes for every split and label column at once; return held-out probabilities.
 
-    Per split k, rows with ``folds != k`` train and rows with ``folds == k`` are scored. Each problem
-    minimises ``mean(log loss) + ||w||^2 / (2 C n_train)`` over standardised features (intercept free),
-    the objective of scikit-learn's `LogisticRegression(C=C)`, until every gradient entry is <= `tol`.
+    Per split k, rows with ``folds != k`` train and rows with ``folds == k`` are scored. Each problem is
+    scikit-learn's `LogisticRegression(C=C, tol=tol)` fitted on those rows (after a per-split `StandardScaler`
+    when ``scale="standard"``), solved until every gradient entry is at most `tol`.
 
     Args:
-        X: shape (n_rows, n_features), raw features (standardised here, per split), or a `PairDesign`.
+        X: shape (n_rows, n_features), raw features, or a `PairDesign`.
         Y: shape (n_rows, n_columns) of 0/1 targets (independent binary problems), or (n_rows,) class
             indices in [0, n_classes) when `multinomial` (one softmax problem per split).
         folds: shape (n_rows,), held-out split of each row; -1 = always trained on.
@@ -151,7 +169,8 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
         tol: gradient tolerance.
         max_iter: iteration cap per problem.
         memory: L-BFGS history length.
-        basis: preconditioning eigenbasis of the features' correlation (computed from `X` when None).
+        scale: "none" (raw features, the paper's probe) or "standard" (standardised per split).
+        basis: preconditioning eigenbasis of `X` for this `scale` (computed from `X` when None).
         device: None for numpy; a torch device ("cpu", "cuda") to run the same code in torch.
 
     Returns:
@@ -166,28 +185,47 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
     """
     if device is not None or not isinstance(X, PairDesign):  # torch runs on a dense matrix
         X = np.ascontiguousarray(X, dtype=np.float32)
+    folds = np.asarray(folds)
     train = fold_masks(folds)
+    n_splits = train.shape[1]
     if multinomial:
         classes = np.asarray(Y, dtype=np.int64)
         Y = np.zeros((len(classes), int(classes.max()) + 1), dtype=np.float32)
         Y[np.arange(len(classes)), classes] = 1.0
     Y = np.asarray(Y, dtype=np.float32)
-    mean, scale = fold_stats(X, train)
-    basis = basis if basis is not None else Basis.from_features(X)
-    problem = _Problem(X, Y, train, mean, scale, basis, multinomial=multinomial, C=C, device=device)
-    params, n_iter, converged = problem.minimise(tol=tol, max_iter=max_iter, memory=memory)
-    proba = problem.to_numpy(problem.probabilities(problem.logits(params)))
+    warm = n_splits > 1
+    if warm:  # one more split, every row: the all-rows fit each fold starts from
+        train = np.concatenate([train, np.ones((len(train), 1), dtype=bool)], axis=1)
+    mean, spread = fold_stats(X, train)
+    if scale == "none":
+        spread = np.ones_like(spread)
+    basis = basis if basis is not None else Basis.from_features(X, scale=scale)
+    shared = _Shared(X, Y, train, mean, spread, basis, multinomial=multinomial, C=C, device=device)
+    n_columns = 1 if multinomial else Y.shape[1]
+    split = np.repeat(np.arange(n_splits), n_columns)
+    column = np.tile(np.arange(n_columns), n_splits)
+    problems = _Problems(shared, split, column)
+    start, n_iter_start = problems.initial(), 0
+    if warm:
+        pooled = _Problems(shared, np.full(n_columns, n_splits), np.arange(n_columns))
+        solution, iterations, _ = pooled.minimise(pooled.initial(), tol=tol, max_iter=max_iter, memory=memory)
+        start, n_iter_start = problems.moved_from(pooled, solution), int(np.max(shared.to_numpy(iterations)))
+    params, n_iter, converged = problems.minimise(start, tol=tol, max_iter=max_iter, memory=memory)
     held_out = np.full((X.shape[0], Y.shape[1]), np.nan, dtype=np.float32)
-    rows = np.flatnonzero(np.asarray(folds) >= 0)
-    held_out[rows] = proba[rows, np.asarray(folds)[rows]]
-    return LogisticFit(proba=held_out, n_iter=problem.to_numpy(n_iter), converged=problem.to_numpy(converged))
+    for k in range(n_splits):
+        rows = np.flatnonzero(folds == k)
+        if rows.size:
+            held_out[rows] = problems.held_out_proba(params, k, rows)
+    shape = (n_splits, n_columns)
+    return LogisticFit(proba=held_out, n_iter=shared.to_numpy(n_iter).reshape(shape),
+                       converged=shared.to_numpy(converged).reshape(shape), n_iter_start=n_iter_start)
 
 
-class _Problem:
-    """Every split's problem as one set of arrays, and the lockstep L-BFGS that solves them."""
+class _Shared:
+    """What every problem of one solve shares: the features, targets, split masks and statistics."""
 
     def __init__(self, X: np.ndarray | PairDesign, Y: np.ndarray, train: np.ndarray, mean: np.ndarray,
-                 scale: np.ndarray, basis: Basis, *, multinomial: bool, C: float, device: str | None) -> None:
+                 spread: np.ndarray, basis: Basis, *, multinomial: bool, C: float, device: str | None) -> None:
         if device is None:
             self.xp = array_api_compat.array_namespace(Y)
             put: Any = self.xp.asarray
@@ -196,144 +234,238 @@ class _Problem:
 
             self.xp = array_api_compat.array_namespace(torch.zeros(0))
             put = lambda a: torch.asarray(a, device=device)  # noqa: E731
-        xp = self.xp
-        self.multinomial = multinomial
-        self.X, self.Y = X if isinstance(X, PairDesign) else put(X), put(Y)
-        self.mask = put(train.astype(np.float32))[:, :, None]
-        self.n_train = put(train.sum(axis=0).astype(np.float64))[:, None]  # (F, 1)
-        self.mean, self.scale = put(mean.T.copy())[:, :, None], put(scale.T.copy())[:, :, None]  # (d, F, 1)
-        self.C = C
-        self.curvature = 0.5 if multinomial else 0.25
-        self.V = put(basis.vectors.astype(np.float32))
-        self.values = put(basis.values)[:, None]
-        self.tail = basis.tail
-        self.n, self.d = X.shape
-        self.F, self.M = train.shape[1], Y.shape[1]
+        self.put = put
         self.to_numpy = lambda a: np.asarray(a.cpu()) if device is not None else np.asarray(a)
-        self.dtype = xp.float32
+        self.X = X if isinstance(X, PairDesign) else put(X)
+        self.Y, self.train = put(Y), put(train.astype(np.float32))
+        self.n_train = train.sum(axis=0).astype(np.float64)  # (S,)
+        self.mean, self.spread = mean, spread  # (S, d)
+        self.multinomial, self.C = multinomial, C
+        self.curvature = 0.5 if multinomial else 0.25
+        self.V, self.values, self.tail = put(basis.vectors.astype(np.float32)), put(basis.values)[:, None], basis.tail
+        self.n, self.d = X.shape
+        self.width = Y.shape[1] if multinomial else 1  # columns per problem
+        self.device = array_api_compat.device(self.Y)
+
+
+class _Problems:
+    """A batch of logistic problems (split s, label column c) over shared features; parameters (d+1, P, width)."""
+
+    def __init__(self, shared: _Shared, split: np.ndarray, column: np.ndarray) -> None:
+        self.shared, self.split, self.column = shared, np.asarray(split), np.asarray(column)
+        put = shared.put
+        self.size = len(self.split)
+        self.mean = put(np.ascontiguousarray(shared.mean[self.split].T))[:, :, None]  # (d, P, 1)
+        self.spread = put(np.ascontiguousarray(shared.spread[self.split].T))[:, :, None]
+        self.n_train = put(shared.n_train[self.split])[:, None]  # (P, 1)
+        self.split_index, self.column_index = put(self.split), put(self.column)
+
+    def subset(self, keep: np.ndarray) -> _Problems:
+        """The problems at positions `keep`."""
+        return _Problems(self.shared, self.split[keep], self.column[keep])
 
     def group(self, values: Any) -> Any:
-        """Per-problem totals of per-column values (F, M): columns of a softmax problem add up."""
-        return self.xp.sum(values, axis=-1, keepdims=True) if self.multinomial else values
+        """Per-problem totals (P, 1) of per-column values (P, width)."""
+        return self.shared.xp.sum(values, axis=-1, keepdims=True)
 
     def dot(self, a: Any, b: Any) -> Any:
-        """Per-problem inner products of two parameter arrays (d+1, F, M)."""
-        return self.group(self.xp.sum(a * b, axis=0))
+        """Per-problem inner products of two parameter arrays (d+1, P, width)."""
+        return self.group(self.shared.xp.sum(a * b, axis=0))
 
     def initial(self) -> Any:
-        """Zero weights; intercepts at the training log-odds (a free warm start)."""
-        xp = self.xp
-        share = xp.sum(self.Y[:, None, :] * self.mask, axis=0, dtype=xp.float64) / self.n_train
+        """Zero weights; intercepts at the training log-odds."""
+        sh, xp = self.shared, self.shared.xp
+        counts = sh.train.T @ sh.Y  # (S, M)
+        share = xp.astype(xp.take(counts, self.split_index, axis=0), xp.float64) / self.n_train
+        if not sh.multinomial:
+            share = share[xp.arange(self.size, device=sh.device), self.column_index][:, None]
         share = xp.clip(share, 1e-6, 1 - 1e-6)
-        intercept = xp.log(share) if self.multinomial else xp.log(share) - xp.log1p(-share)
-        params = xp.zeros((self.d + 1, self.F, self.M), dtype=xp.float64, device=array_api_compat.device(self.Y))
-        params[self.d] = intercept
+        params = xp.zeros((sh.d + 1, self.size, sh.width), dtype=xp.float64, device=sh.device)
+        params[sh.d] = xp.log(share) if sh.multinomial else xp.log(share) - xp.log1p(-share)
         return params
 
-    def logits(self, params: Any) -> Any:
-        """Decision values of every row under every split's model, shape (n, F, M)."""
-        xp = self.xp
-        coef = params[: self.d] / self.scale
-        offset = params[self.d] - xp.sum(self.mean * coef, axis=0)
-        flat = xp.reshape(xp.astype(coef, self.dtype), (self.d, self.F * self.M))
-        return xp.reshape(self.X @ flat + xp.astype(xp.reshape(offset, (1, -1)), self.dtype), (self.n, self.F, self.M))
+    def _raw(self, params: Any) -> tuple[Any, Any]:
+        """Coefficients and offsets on the raw features: (d, P, width) and (P, width)."""
+        xp = self.shared.xp
+        coef = params[: self.shared.d] / self.spread
+        return coef, params[self.shared.d] - xp.sum(self.mean * coef, axis=0)
 
-    def probabilities(self, z: Any) -> Any:
-        """Sigmoid or softmax of decision values."""
-        xp = self.xp
-        if self.multinomial:
-            e = xp.exp(z - xp.max(z, axis=-1, keepdims=True))
-            return e / xp.sum(e, axis=-1, keepdims=True)
-        e = xp.exp(-xp.abs(z))
-        return xp.where(z >= 0, 1 / (1 + e), e / (1 + e))
+    def moved_from(self, source: _Problems, params: Any) -> Any:
+        """These problems' parameters for the same raw-feature model as `source`'s solution of each column."""
+        xp, d = self.shared.xp, self.shared.d
+        coef, offset = source._raw(params)
+        position = xp.asarray(self.column if not self.shared.multinomial else np.zeros(self.size, dtype=np.int64),
+                              device=self.shared.device)
+        coef, offset = xp.take(coef, position, axis=1), xp.take(offset, position, axis=0)
+        start = xp.zeros((d + 1, self.size, self.shared.width), dtype=xp.float64, device=self.shared.device)
+        start[:d] = coef * self.spread
+        start[d] = offset + xp.sum(self.mean * coef, axis=0)
+        return start
 
-    def loss(self, params: Any, z: Any) -> tuple[Any, Any]:
-        """Objective per problem (F, M or 1) and masked residuals p - y, shape (n, F, M)."""
-        xp = self.xp
-        y = self.Y[:, None, :]
-        if self.multinomial:
+    def _chunks(self) -> list[np.ndarray]:
+        per_chunk = max(1, _CHUNK_VALUES // (self.shared.n * self.shared.width))
+        return [np.arange(i, min(i + per_chunk, self.size)) for i in range(0, self.size, per_chunk)]
+
+    def _logits(self, params: Any, X: Any) -> Any:
+        """Decision values of `X`'s rows under every problem, shape (rows, P, width)."""
+        xp, sh = self.shared.xp, self.shared
+        coef, offset = self._raw(params)
+        flat = xp.reshape(xp.astype(coef, xp.float32), (sh.d, -1))
+        z = X @ flat + xp.astype(xp.reshape(offset, (1, -1)), xp.float32)
+        return xp.reshape(z, (X.shape[0], self.size, sh.width))
+
+    def evaluate(self, params: Any) -> tuple[Any, Any]:
+        """Objective (P, 1) and gradient (d+1, P, width), a block of problems at a time."""
+        xp, sh = self.shared.xp, self.shared
+        chunks = self._chunks()
+        if len(chunks) > 1:
+            parts = [self.subset(idx).evaluate(xp.take(params, sh.put(idx), axis=1)) for idx in chunks]
+            return xp.concat([v for v, _ in parts], axis=0), xp.concat([g for _, g in parts], axis=1)
+        z = self._logits(params, sh.X)
+        mask = xp.take(sh.train, self.split_index, axis=1)[:, :, None]
+        if sh.multinomial:
+            y = sh.Y[:, None, :]
             top = xp.max(z, axis=-1, keepdims=True)
             e = xp.exp(z - top)
             total = xp.sum(e, axis=-1, keepdims=True)
             pointwise = top + xp.log(total) - xp.sum(y * z, axis=-1, keepdims=True)
-            residual = (e / total - y) * self.mask
+            residual = (e / total - y) * mask
         else:
+            y = xp.take(sh.Y, self.column_index, axis=1)[:, :, None]
             e = xp.exp(-xp.abs(z))
             pointwise = xp.where(z > 0, z, 0.0) - y * z + xp.log1p(e)
-            residual = (xp.where(z >= 0, 1 / (1 + e), e / (1 + e)) - y) * self.mask
-        data = xp.sum(pointwise * self.mask, axis=0, dtype=xp.float64) / self.n_train
-        penalty = self.group(xp.sum(params[: self.d] ** 2, axis=0)) / (2 * self.C * self.n_train)
-        return data + penalty, residual
-
-    def gradient(self, params: Any, residual: Any) -> Any:
-        """Gradient of the objective, shape (d+1, F, M)."""
-        xp = self.xp
-        raw = xp.astype(xp.reshape(self.X.T @ xp.reshape(residual, (self.n, -1)), (self.d, self.F, self.M)),
+            residual = (xp.where(z >= 0, 1 / (1 + e), e / (1 + e)) - y) * mask
+        data = xp.sum(pointwise * mask, axis=0, dtype=xp.float64) / self.n_train
+        weights = params[: sh.d]
+        value = data + self.group(xp.sum(weights**2, axis=0)) / (2 * sh.C * self.n_train)
+        raw = xp.astype(xp.reshape(sh.X.T @ xp.reshape(residual, (sh.n, -1)), (sh.d, self.size, sh.width)),
                         xp.float64)
         total = xp.sum(residual, axis=0, dtype=xp.float64)
-        weights = (raw - self.mean * total) / self.scale / self.n_train + params[: self.d] / (self.C * self.n_train)
-        return xp.concat([weights, (total / self.n_train)[None]], axis=0)
+        n_train = self.n_train[None]
+        grad = (raw - self.mean * total) / self.spread / n_train + weights / (sh.C * n_train)
+        return value, xp.concat([grad, (total / self.n_train)[None]], axis=0)
+
+    def held_out_proba(self, params: Any, split: int, rows: np.ndarray) -> np.ndarray:
+        """Probabilities of `rows` under the problems of `split`, shape (len(rows), columns)."""
+        sh, xp = self.shared, self.shared.xp
+        mine = np.flatnonzero(self.split == split)
+        part = self.subset(mine)
+        X = sh.X[rows] if isinstance(sh.X, PairDesign) else xp.take(sh.X, sh.put(rows), axis=0)
+        z = part._logits(xp.take(params, sh.put(mine), axis=1), X)
+        if sh.multinomial:
+            e = xp.exp(z - xp.max(z, axis=-1, keepdims=True))
+            proba = (e / xp.sum(e, axis=-1, keepdims=True))[:, 0, :]
+        else:
+            e = xp.exp(-xp.abs(z))
+            proba = xp.where(z >= 0, 1 / (1 + e), e / (1 + e))[:, :, 0]  # problems of a split are in column order
+        return sh.to_numpy(proba)
 
     def precondition(self, grad: Any) -> Any:
         """Apply the inverse of the Böhning bound ``c X'X / n + I / (C n)``, X'X / n taken from the basis."""
-        xp = self.xp
-        ridge = 1 / (self.C * self.n_train[:, 0])  # (F,)
-        tail = 1 / (self.curvature * self.tail + ridge)  # (F,)
-        flat = xp.astype(xp.reshape(grad[: self.d], (self.d, -1)), self.dtype)  # float32 suffices to precondition
-        project = xp.reshape(xp.astype(self.V.T @ flat, xp.float64), (-1, self.F, self.M))
-        shrink = (1 / (self.curvature * self.values + ridge) - tail)[:, :, None] * project  # (r, F, M)
-        back = self.V @ xp.astype(xp.reshape(shrink, (shrink.shape[0], -1)), self.dtype)
-        weights = tail[:, None] * grad[: self.d] + xp.reshape(xp.astype(back, xp.float64), (self.d, self.F, self.M))
-        return xp.concat([weights, grad[self.d:] / self.curvature], axis=0)
+        sh, xp = self.shared, self.shared.xp
+        ridge = 1 / (sh.C * self.n_train[:, 0])  # (P,)
+        tail = 1 / (sh.curvature * sh.tail + ridge)
+        flat = xp.astype(xp.reshape(grad[: sh.d], (sh.d, -1)), xp.float32)  # float32 suffices to precondition
+        project = xp.reshape(xp.astype(sh.V.T @ flat, xp.float64), (-1, self.size, sh.width))
+        shrink = (1 / (sh.curvature * sh.values + ridge) - tail)[:, :, None] * project
+        back = sh.V @ xp.astype(xp.reshape(shrink, (shrink.shape[0], -1)), xp.float32)
+        weights = tail[:, None] * grad[: sh.d] + xp.reshape(xp.astype(back, xp.float64), (sh.d, self.size, sh.width))
+        return xp.concat([weights, grad[sh.d:] / sh.curvature], axis=0)
 
-    def minimise(self, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:
-        """Lockstep L-BFGS with per-problem histories, Armijo backtracking and gradient stopping."""
-        xp = self.xp
-        params = self.initial()
-        value, residual = self.loss(params, self.logits(params))
-        grad = self.gradient(params, residual)
-        shape = value.shape
-        n_iter = xp.zeros(shape, dtype=xp.int64, device=array_api_compat.device(params))
-        converged = self.group(xp.max(xp.abs(grad), axis=0)) <= tol
-        done = converged
-        stalled = xp.zeros(shape, dtype=xp.bool, device=array_api_compat.device(params))
+    def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:
+        """Lockstep L-BFGS from `params`; a problem leaves the batch once it converges or stalls.
+
+        Returns the solutions (d+1, P, width), iterations (P,) and convergence flags (P,).
+        """
+        xp, put = self.shared.xp, self.shared.put
+        solution = xp.asarray(params, copy=True)
+        n_iter = np.zeros(self.size, dtype=np.int64)
+        converged = np.zeros(self.size, dtype=bool)
+        active, where = self, np.arange(self.size)
+        value, grad = active.evaluate(params)
+        done = self.shared.to_numpy(active.gnorm(grad) <= tol)
+        converged[:] = done
         steps: list[tuple[Any, Any, Any]] = []
-        gamma = xp.ones(shape, dtype=xp.float64, device=array_api_compat.device(params))
+        gamma = xp.ones((self.size, 1), dtype=xp.float64, device=self.shared.device)
         for _ in range(max_iter):
-            if bool(xp.all(done)):
-                break
-            direction = -self._two_loop(grad, steps, gamma)
-            slope = self.dot(grad, direction)
+            if done.any():
+                finished, keep = put(np.flatnonzero(done)), np.flatnonzero(~done)
+                solution[:, put(where[done])] = xp.take(params, finished, axis=1)
+                if keep.size == 0:
+                    break
+                kept = put(keep)
+                where, active = where[keep], active.subset(keep)
+                params, grad = xp.take(params, kept, axis=1), xp.take(grad, kept, axis=1)
+                value, gamma = xp.take(value, kept, axis=0), xp.take(gamma, kept, axis=0)
+                steps = [(xp.take(s, kept, axis=1), xp.take(y, kept, axis=1), xp.take(r, kept, axis=0))
+                         for s, y, r in steps]
+            direction = -active._two_loop(grad, steps, gamma)
+            slope = active.dot(grad, direction)
             uphill = slope >= 0
             if bool(xp.any(uphill)):
-                direction = xp.where(uphill, -self.precondition(grad), direction)
-                slope = self.dot(grad, direction)
-            direction = xp.where(done, 0.0, direction)
-            step = xp.where(done, 0.0, 1.0)
-            for _ in range(_MAX_BACKTRACK):
-                candidate = params + step * direction
-                new_value, residual = self.loss(candidate, self.logits(candidate))
-                ok = done | (new_value <= value + _ARMIJO * step * slope)
-                if bool(xp.all(ok)):
-                    break
-                step = xp.where(ok, step, step * 0.5)
-            else:
-                stalled = stalled | ~ok
-                step = xp.where(ok, step, 0.0)
-                candidate = params + step * direction
-                new_value, residual = self.loss(candidate, self.logits(candidate))
-            new_grad = self.gradient(candidate, residual)
+                direction = xp.where(uphill[None], -active.precondition(grad), direction)
+                slope = active.dot(grad, direction)
+            candidate, (new_value, new_grad), stalled = active._line_search(params, value, grad, direction, slope)
             s, y = candidate - params, new_grad - grad
-            sy = self.dot(s, y)
-            useful = sy > 1e-12 * xp.sqrt(self.dot(s, s) * self.dot(y, y))
+            sy = active.dot(s, y)
+            useful = sy > 1e-12 * xp.sqrt(active.dot(s, s) * active.dot(y, y))
             rho = xp.where(useful, 1 / xp.where(useful, sy, 1.0), 0.0)
-            gamma = xp.where(useful, sy / xp.where(useful, self.dot(y, self.precondition(y)), 1.0), gamma)
+            gamma = xp.where(useful, sy / xp.where(useful, active.dot(y, active.precondition(y)), 1.0), gamma)
             steps = [*steps, (s, y, rho)][-memory:]
-            n_iter = n_iter + xp.astype(~done, xp.int64)
-            params, value, grad = candidate, xp.where(done, value, new_value), new_grad
-            converged = self.group(xp.max(xp.abs(grad), axis=0)) <= tol
-            done = done | stalled | converged
-        return params, n_iter, converged
+            n_iter[where] += 1
+            params, value, grad = candidate, new_value, new_grad
+            now = self.shared.to_numpy(active.gnorm(grad) <= tol)
+            converged[where] = now
+            done = now | stalled
+        else:
+            solution[:, put(where)] = params
+        return solution, put(n_iter), put(converged)
+
+    def _line_search(self, params: Any, value: Any, grad: Any, direction: Any,
+                     slope: Any) -> tuple[Any, tuple[Any, Any], np.ndarray]:
+        """Armijo backtracking from step 1; a retry evaluates only the problems that failed the previous step.
+
+        Returns the accepted parameters, their objective and gradient, and which problems stalled (no step
+        decreased the objective; they keep their parameters).
+        """
+        xp, put = self.shared.xp, self.shared.put
+        candidate = params + direction
+        new_value, new_grad = self.evaluate(candidate)
+        ok = self._accept(value, slope, new_value, new_grad, direction, 1.0)
+        step = 1.0
+        for _ in range(_MAX_BACKTRACK):
+            if ok.all():
+                break
+            step *= 0.5
+            bad = np.flatnonzero(~ok)
+            index = put(bad)
+            part = self.subset(bad)
+            part_direction = xp.take(direction, index, axis=1)
+            retry = xp.take(params, index, axis=1) + step * part_direction
+            retry_value, retry_grad = part.evaluate(retry)
+            candidate[:, index], new_value[index], new_grad[:, index] = retry, retry_value, retry_grad
+            ok[bad] = part._accept(xp.take(value, index, axis=0), xp.take(slope, index, axis=0), retry_value,
+                                   retry_grad, part_direction, step)
+        if ok.all():
+            return candidate, (new_value, new_grad), ~ok
+        stalled = ~ok
+        index = put(np.flatnonzero(stalled))
+        candidate[:, index] = xp.take(params, index, axis=1)
+        new_value[index], new_grad[:, index] = xp.take(value, index, axis=0), xp.take(grad, index, axis=1)
+        return candidate, (new_value, new_grad), stalled
+
+    def _accept(self, value: Any, slope: Any, new_value: Any, new_grad: Any, direction: Any, step: float) -> np.ndarray:
+        """Armijo's sufficient decrease, or the approximate Wolfe condition within float32 noise; shape (P,)."""
+        xp = self.shared.xp
+        armijo = new_value <= value + _ARMIJO * step * slope
+        within_noise = new_value <= value + _NOISE * xp.abs(value)
+        not_overshot = self.dot(new_grad, direction) <= (2 * _ARMIJO - 1) * slope
+        return self.shared.to_numpy(armijo | (within_noise & not_overshot))[:, 0]
+
+    def gnorm(self, grad: Any) -> Any:
+        """Largest absolute gradient entry per problem, shape (P,)."""
+        xp = self.shared.xp
+        return xp.max(xp.reshape(xp.abs(grad), (-1, self.size, self.shared.width)), axis=(0, 2))
 
     def _two_loop(self, grad: Any, steps: list[tuple[Any, Any, Any]], gamma: Any) -> Any:
         """L-BFGS's inverse-Hessian product, per problem, seeded with the scaled preconditioner."""
@@ -348,17 +480,18 @@ class _Problem:
         return r
 
 
-def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float) -> np.ndarray:
-    """Ridge regression on standardised features per split; return held-out predictions.
+def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float, scale: Scale = "none") -> np.ndarray:
+    """Ridge regression per split on raw (or per-split standardised) features; return held-out predictions.
 
-    Matches scikit-learn's `Ridge(alpha)` after a `StandardScaler` fitted on the training rows, solved in
-    closed form in float64.
+    Matches scikit-learn's `Ridge(alpha)` (after a `StandardScaler` fitted on the training rows when
+    ``scale="standard"``), solved in closed form in float64.
 
     Args:
         X: shape (n_rows, n_features).
         y: shape (n_rows,), float targets.
         folds: shape (n_rows,), held-out split per row; -1 = always trained on.
         alpha: L2 strength.
+        scale: "none" or "standard".
 
     Returns:
         shape (n_rows,), held-out predictions (NaN for rows never held out).
@@ -368,7 +501,9 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float) 
     y = np.asarray(y, dtype=np.float64)
     folds = np.asarray(folds)
     train = fold_masks(folds)
-    mean, scale = fold_stats(X, train)
+    mean, spread = fold_stats(X, train)
+    if scale == "none":
+        spread = np.ones_like(spread)
     gram = X.T @ X
     cross = X.T @ y
     predictions = np.full(len(X), np.nan)
@@ -379,7 +514,7 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float) 
         held_out = X[test]
         cov = gram - held_out.T @ held_out - n_k * np.outer(mean[k], mean[k])
         xy = cross - held_out.T @ y[test] - n_k * mean[k] * y_mean
-        lhs = cov / np.outer(scale[k], scale[k]) + alpha * np.eye(X.shape[1])
-        coef = np.linalg.solve(lhs, xy / scale[k])
-        predictions[test] = ((held_out - mean[k]) / scale[k]) @ coef + y_mean
+        lhs = cov / np.outer(spread[k], spread[k]) + alpha * np.eye(X.shape[1])
+        coef = np.linalg.solve(lhs, xy / spread[k])
+        predictions[test] = ((held_out - mean[k]) / spread[k]) @ coef + y_mean
     return predictions

@@ -21,30 +21,34 @@ def data():
     return X, Y.astype(np.uint8), classes, folds
 
 
-def _sklearn_proba(X, y, folds, k, C=0.5):
+def _sklearn_proba(X, y, folds, k, C=0.5, scale="none"):
     train, test = folds != k, folds == k
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=C, tol=1e-10, max_iter=100_000))
+    model = LogisticRegression(C=C, tol=1e-10, max_iter=100_000, solver="newton-cholesky")  # the exact optimum
+    model = make_pipeline(StandardScaler(), model) if scale == "standard" else model
     model.fit(X[train], y[train])
     return model.predict_proba(X[test])
 
 
-def test_binary_columns_match_sklearn(data):
+@pytest.mark.parametrize("scale", ["none", "standard"])
+def test_binary_columns_match_sklearn(data, scale):
     X, Y, _, folds = data
-    fit = fit_logistic(X, Y, folds, multinomial=False, C=0.5, tol=1e-7, max_iter=2000)
+    fit = fit_logistic(X, Y, folds, multinomial=False, C=0.5, tol=1e-7, max_iter=2000, scale=scale)
     for column in range(Y.shape[1]):
         for k in range(3):
-            expected = _sklearn_proba(X, Y[:, column], folds, k)[:, 1]
+            expected = _sklearn_proba(X, Y[:, column], folds, k, scale=scale)[:, 1]
             np.testing.assert_allclose(fit.proba[folds == k, column], expected, atol=2e-3)
     assert np.isnan(fit.proba[:40]).all()
     assert fit.n_iter.shape == (3, 2)
 
 
-def test_multinomial_matches_sklearn(data):
+@pytest.mark.parametrize("scale", ["none", "standard"])
+def test_multinomial_matches_sklearn(data, scale):
     X, _, classes, folds = data
-    fit = fit_logistic(X, classes, folds, multinomial=True, C=0.5, tol=1e-7, max_iter=2000)
+    fit = fit_logistic(X, classes, folds, multinomial=True, C=0.5, tol=1e-7, max_iter=2000, scale=scale)
     assert fit.n_iter.shape == (3, 1)
     for k in range(3):
-        np.testing.assert_allclose(fit.proba[folds == k], _sklearn_proba(X, classes, folds, k), atol=2e-3)
+        np.testing.assert_allclose(fit.proba[folds == k], _sklearn_proba(X, classes, folds, k, scale=scale),
+                                   atol=2e-3)
     np.testing.assert_allclose(fit.proba[folds >= 0].sum(axis=1), 1.0, rtol=1e-5)
 
 
@@ -61,7 +65,7 @@ def test_torch_path_agrees_with_numpy(data):
     X, Y, _, folds = data
     numpy_fit = fit_logistic(X, Y, folds, multinomial=False, C=1.0, tol=1e-6, max_iter=2000)
     torch_fit = fit_logistic(X, Y, folds, multinomial=False, C=1.0, tol=1e-6, max_iter=2000, device="cpu")
-    np.testing.assert_allclose(torch_fit.proba[40:], numpy_fit.proba[40:], atol=5e-4)
+    np.testing.assert_allclose(torch_fit.proba[40:], numpy_fit.proba[40:], atol=1e-3)
 
 
 def test_iteration_cap_is_reported(data):
@@ -71,15 +75,17 @@ def test_iteration_cap_is_reported(data):
     assert not fit.converged.all()
 
 
-def test_ridge_matches_sklearn():
+@pytest.mark.parametrize("scale", ["none", "standard"])
+def test_ridge_matches_sklearn(scale):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(200, 12)) * rng.uniform(0.5, 5, 12) + 1
     y = X[:, :2].sum(1) + rng.normal(size=200)
     folds = np.arange(200) % 4
-    predictions = fit_ridge(X, y, folds, alpha=3.0)
+    predictions = fit_ridge(X, y, folds, alpha=3.0, scale=scale)
     for k in range(4):
         train, test = folds != k, folds == k
-        model = make_pipeline(StandardScaler(), Ridge(alpha=3.0)).fit(X[train], y[train])
+        model = make_pipeline(StandardScaler(), Ridge(alpha=3.0)) if scale == "standard" else Ridge(alpha=3.0)
+        model.fit(X[train], y[train])
         np.testing.assert_allclose(predictions[test], model.predict(X[test]), atol=1e-9)
 
 
@@ -93,7 +99,7 @@ def test_fold_stats_give_constant_columns_unit_scale():
 def test_basis_keeps_the_trace_and_concatenates():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 10)) @ rng.normal(size=(10, 10))
-    basis = Basis.from_features(X, rank=4)
+    basis = Basis.from_features(X, scale="standard", rank=4)  # a correlation matrix: trace = n_features
     assert basis.vectors.shape == (10, 4)
     assert basis.values.sum() + 6 * basis.tail == pytest.approx(10.0)
     both = basis.concat(basis)
