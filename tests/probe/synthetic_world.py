@@ -30,6 +30,13 @@ def make_task(name: str, type_: str, genes: np.ndarray, labels: np.ndarray, labe
     return Task(metadata=meta, entities=np.asarray(genes, dtype=object), labels=labels, folds=np.asarray(folds))
 
 
+def derived_task(parent: Task, column: int) -> Task:
+    """The derived binary task of one label column of a multi-label task."""
+    label = parent.metadata.label_names[column]
+    return make_task(f"{parent.name};{label}", "derived binary", parent.entities,
+                     parent.labels[:, column].astype(np.int64), ("no", "yes"), folds=parent.folds, parent=parent.name)
+
+
 class World:
     """Genes with latent factors; embeddings are a noisy linear view of them; labels depend on them."""
 
@@ -55,10 +62,7 @@ class World:
         return make_task(name, "multi-label", self.genes, labels, tuple(f"L{i}" for i in range(n_labels)))
 
     def derived(self, parent: Task, column: int) -> Task:
-        label = parent.metadata.label_names[column]
-        return make_task(f"{parent.name};{label}", "derived binary", parent.entities,
-                         parent.labels[:, column].astype(np.int64), ("no", "yes"), folds=parent.folds,
-                         parent=parent.name)
+        return derived_task(parent, column)
 
     def pairs(self, name: str = "pairs", n: int = 600, **extra) -> Task:
         a, b = self.rng.integers(0, N_GENES, n), self.rng.integers(0, N_GENES, n)
