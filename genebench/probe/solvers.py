@@ -8,10 +8,11 @@ feature matrix is never copied per split; centring never moves the optimum, sinc
 
 The optimiser is L-BFGS run on every problem in lockstep (one matrix product per step serves all of them), with
 per-problem line searches, histories and stopping, preconditioned by the Böhning curvature bound built from an
-eigenbasis of the feature covariance (correlation when standardised). Three things make it fast without touching
-the optimum: every split starts from the fit on all rows (near each split's optimum), a problem leaves the batch
-as soon as it converges, and a failed line-search step is retried on the problems that failed it alone. The
-stopping rule is scikit-learn's lbfgs one (every gradient entry at most `tol`).
+eigenbasis of the feature covariance (correlation when standardised), scaled per class and label by the loss
+curvature at its prior. Three more things make it fast without touching the optimum: every split starts from the
+fit on all rows (near each split's optimum), a problem leaves the batch as soon as it converges, and a failed
+line-search step is retried on the problems that failed it alone. The stopping rule is scikit-learn's lbfgs one
+(every gradient entry at most `tol`).
 
 A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding tables
 without building the (pairs x features) matrix; statistics over its rows are taken a block at a time.
@@ -241,7 +242,7 @@ class _Shared:
         self.n_train = train.sum(axis=0).astype(np.float64)  # (S,)
         self.mean, self.spread = mean, spread  # (S, d)
         self.multinomial, self.C = multinomial, C
-        self.curvature = 0.5 if multinomial else 0.25
+        self.counts = train.T.astype(np.float64) @ Y.astype(np.float64)  # (S, M) positives per split
         self.V, self.values, self.tail = put(basis.vectors.astype(np.float32)), put(basis.values)[:, None], basis.tail
         self.n, self.d = X.shape
         self.width = Y.shape[1] if multinomial else 1  # columns per problem
@@ -259,6 +260,11 @@ class _Problems:
         self.spread = put(np.ascontiguousarray(shared.spread[self.split].T))[:, :, None]
         self.n_train = put(shared.n_train[self.split])[:, None]  # (P, 1)
         self.split_index, self.column_index = put(self.split), put(self.column)
+        share = shared.counts[self.split] / shared.n_train[self.split, None]
+        share = share if shared.multinomial else share[np.arange(self.size), self.column][:, None]
+        self.share = np.clip(share, 1e-6, 1 - 1e-6)  # (P, width) training share of each column
+        # curvature of each column's loss at its prior: scales the preconditioner per class and label
+        self.curvature = put(np.clip(self.share * (1 - self.share), 1e-3, 0.25))
 
     def subset(self, keep: np.ndarray) -> _Problems:
         """The problems at positions `keep`."""
@@ -275,11 +281,7 @@ class _Problems:
     def initial(self) -> Any:
         """Zero weights; intercepts at the training log-odds."""
         sh, xp = self.shared, self.shared.xp
-        counts = sh.train.T @ sh.Y  # (S, M)
-        share = xp.astype(xp.take(counts, self.split_index, axis=0), xp.float64) / self.n_train
-        if not sh.multinomial:
-            share = share[xp.arange(self.size, device=sh.device), self.column_index][:, None]
-        share = xp.clip(share, 1e-6, 1 - 1e-6)
+        share = sh.put(self.share)
         params = xp.zeros((sh.d + 1, self.size, sh.width), dtype=xp.float64, device=sh.device)
         params[sh.d] = xp.log(share) if sh.multinomial else xp.log(share) - xp.log1p(-share)
         return params
@@ -361,16 +363,20 @@ class _Problems:
         return sh.to_numpy(proba)
 
     def precondition(self, grad: Any) -> Any:
-        """Apply the inverse of the Böhning bound ``c X'X / n + I / (C n)``, X'X / n taken from the basis."""
+        """Apply the inverse of ``c X'X / n + I / (C n)`` per column, X'X / n taken from the basis.
+
+        c is each column's loss curvature at its prior, p (1 - p): a per-class (and per-label) scaling of the
+        Böhning bound, which L-BFGS then corrects as it learns the true curvature.
+        """
         sh, xp = self.shared, self.shared.xp
-        ridge = 1 / (sh.C * self.n_train[:, 0])  # (P,)
-        tail = 1 / (sh.curvature * sh.tail + ridge)
+        ridge = 1 / (sh.C * self.n_train)  # (P, 1)
+        tail = 1 / (self.curvature * sh.tail + ridge)  # (P, width)
         flat = xp.astype(xp.reshape(grad[: sh.d], (sh.d, -1)), xp.float32)  # float32 suffices to precondition
         project = xp.reshape(xp.astype(sh.V.T @ flat, xp.float64), (-1, self.size, sh.width))
-        shrink = (1 / (sh.curvature * sh.values + ridge) - tail)[:, :, None] * project
+        shrink = (1 / (self.curvature[None] * sh.values[:, :, None] + ridge[None]) - tail[None]) * project
         back = sh.V @ xp.astype(xp.reshape(shrink, (shrink.shape[0], -1)), xp.float32)
-        weights = tail[:, None] * grad[: sh.d] + xp.reshape(xp.astype(back, xp.float64), (sh.d, self.size, sh.width))
-        return xp.concat([weights, grad[sh.d:] / sh.curvature], axis=0)
+        weights = tail[None] * grad[: sh.d] + xp.reshape(xp.astype(back, xp.float64), (sh.d, self.size, sh.width))
+        return xp.concat([weights, grad[sh.d:] / self.curvature[None]], axis=0)
 
     def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:
         """Lockstep L-BFGS from `params`; a problem leaves the batch once it converges or stalls.

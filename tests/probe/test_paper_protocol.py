@@ -1,8 +1,9 @@
 """The default probe is the paper's: scikit-learn's `LogisticRegression(C=1)` optimum on the raw features.
 
 Checked through the engine, per fold, against scikit-learn's exact optimum (newton-cholesky at a tight
-tolerance, so the reference itself is not stopped early), for every task type, on feature scales from 0.01 to
-100 and on real task data with real, badly scaled features (word counts of the bundled RefSeq descriptions).
+tolerance, so the reference itself is not stopped early): for every task type on feature scales from 0.01 to
+100, and on real task data with real, badly scaled features (word counts of the bundled RefSeq descriptions).
+`benchmarks/bench_probe.py` compares with the reference's own `LogisticRegression(max_iter=5000)` at 384-d.
 """
 
 import warnings
@@ -25,7 +26,7 @@ AUC_TOLERANCE = 0.005
 
 
 def _reference(X: np.ndarray, y: np.ndarray, scale: str = "none") -> LogisticRegression:
-    """scikit-learn's optimum; newton-cholesky is exact, lbfgs (tight) keeps many-class problems fast."""
+    """scikit-learn's optimum: newton-cholesky is exact; lbfgs, tight, keeps many-class problems fast."""
     solver = "lbfgs" if len(np.unique(y)) > 2 else "newton-cholesky"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -47,15 +48,17 @@ def _reference_aucs(task: Task, X: np.ndarray, scale: str = "none") -> np.ndarra
     for train, test in task.splits():
         y = task.labels
         if task.metadata.type == "multi-label":
-            models = [_reference(X[train], y[train, j], scale) for j in range(y.shape[1])]
-            aucs.append([roc_auc_score(y[test, j], m.predict_proba(X[test])[:, 1]) for j, m in enumerate(models)])
+            scorable = [j for j in range(y.shape[1]) if len(set(y[train, j])) == len(set(y[test, j])) == 2]
+            column = {j: _reference(X[train], y[train, j], scale).predict_proba(X[test])[:, 1] for j in scorable}
+            aucs.append([roc_auc_score(y[test, j], column[j]) if j in column else np.nan for j in range(y.shape[1])])
         elif task.metadata.type == "categorical":
             model = _reference(X[train], y[train], scale)
             proba = np.zeros((len(test), len(task.metadata.label_names)))
             proba[:, model.classes_] = model.predict_proba(X[test])
             aucs.append([roc_auc(y[test], proba, task_type="categorical")])
         else:
-            aucs.append([roc_auc_score(y[test], _reference(X[train], y[train], scale).predict_proba(X[test])[:, 1])])
+            proba = _reference(X[train], y[train], scale).predict_proba(X[test])[:, 1]
+            aucs.append([roc_auc_score(y[test], proba)])
     return np.array(aucs)
 
 
@@ -68,7 +71,8 @@ def _our_aucs(task: Task, embeddings: GeneEmbeddings, settings: ProbeSettings) -
         return np.array(result.scores["roc_auc"].folds)[:, None]
     children = [derived_task(task, j) for j in range(len(task.metadata.label_names))]
     derived = evaluate_tasks([task, *children], embeddings, settings)[1:]
-    return np.array([d.scores["roc_auc"].folds for d in derived]).T
+    assert sum(d.skipped is None for d in derived) >= len(derived) // 2
+    return np.array([d.scores["roc_auc"].folds if d.skipped is None else [np.nan] * 5 for d in derived]).T
 
 
 def _tasks(world: World) -> list[Task]:
@@ -79,7 +83,7 @@ def _tasks(world: World) -> list[Task]:
 def test_raw_feature_optimum_matches_sklearn_on_every_type_and_scale(norm):
     world = World()
     vectors = world.embeddings.vectors / np.linalg.norm(world.embeddings.vectors, axis=1, keepdims=True) * norm
-    embeddings = GeneEmbeddings(world.genes, vectors.astype(np.float32), model={"id": "scaled"})
+    embeddings = GeneEmbeddings(world.genes, vectors.astype(np.float32))
     for task in _tasks(world):
         ours = _our_aucs(task, embeddings, CPU)
         expected = _reference_aucs(task, _features(task, embeddings))
@@ -89,7 +93,7 @@ def test_raw_feature_optimum_matches_sklearn_on_every_type_and_scale(norm):
 def test_scale_standard_is_the_standardised_protocol():
     world = World()
     vectors = world.embeddings.vectors * np.geomspace(0.01, 100, world.embeddings.dim).astype(np.float32)
-    embeddings = GeneEmbeddings(world.genes, vectors, model={"id": "scaled"})
+    embeddings = GeneEmbeddings(world.genes, vectors)
     task = world.binary()
     standard = _our_aucs(task, embeddings, ProbeSettings(device="cpu", scale="standard"))
     np.testing.assert_allclose(standard, _reference_aucs(task, _features(task, embeddings), "standard"),
@@ -121,10 +125,12 @@ def _covered(task: Task, embeddings: GeneEmbeddings, n_max: int) -> Task:
 
 @pytest.mark.parametrize("name", ["N1 targets", "dosage sensitive vs insensitive TF", "UniProt keyword Technical term",
                                   "Chromosome"])
-def test_real_tasks_match_sklearn_on_raw_word_counts(word_counts, name):
+def test_real_tasks_reach_sklearns_optimum_on_raw_word_counts(word_counts, name):
     embeddings, tasks = word_counts
     norms = np.linalg.norm(embeddings.vectors, axis=1)
     assert norms.max() > 10  # badly scaled on purpose: the solver must still reach the raw optimum
     task = _covered(tasks[name], embeddings, n_max=3000)
-    ours = _our_aucs(task, embeddings, CPU)
-    np.testing.assert_allclose(ours, _reference_aucs(task, _features(task, embeddings)), atol=AUC_TOLERANCE)
+    tight = ProbeSettings(device="cpu", tol=1e-6)  # near-separable rare labels: the optimum is far from tol=1e-4
+    ours, expected = _our_aucs(task, embeddings, tight), _reference_aucs(task, _features(task, embeddings))
+    both = ~np.isnan(ours).all(axis=0)  # label columns genebench scores (too few positives: skipped, and said so)
+    np.testing.assert_allclose(ours[:, both], expected[:, both], atol=AUC_TOLERANCE)
