@@ -218,7 +218,7 @@ class ProbeEngine:
         them instead of computing them again."""
         for table in self.tables:
             if table is not None:
-                table.basis  # noqa: B018 (computed on first access)
+                table.basis(self.settings.scale)
         return self
 
     def score_unit(self, unit: Sequence[Task]) -> Iterator[TaskScores]:
