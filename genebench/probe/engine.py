@@ -294,8 +294,7 @@ class ProbeEngine:
                            fit.converged.size, s.tol, s.max_iter)
         diagnostics = {"solver": "lbfgs, multinomial" if multinomial else "lbfgs, one probe per column",
                        "device": self.device or "cpu", "n_iter_max": int(fit.n_iter.max()),
-                       "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_iter_start": fit.n_iter_start,
-                       "n_not_converged": n_bad}
+                       "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_not_converged": n_bad}
         return proba if target in ("multiclass", "multilabel") else proba[:, 0], diagnostics
 
     def _metrics(self, task: Task, labels: np.ndarray, folds: np.ndarray, held_out: np.ndarray,

@@ -9,10 +9,11 @@ feature matrix is never copied per split; centring never moves the optimum, sinc
 The optimiser is L-BFGS run on every problem in lockstep (one matrix product per step serves all of them), with
 per-problem line searches, histories and stopping, preconditioned by the Böhning curvature bound built from an
 eigenbasis of the feature covariance (correlation when standardised), scaled per class and label by the loss
-curvature at its prior. Three more things make it fast without touching the optimum: every split starts from the
-fit on all rows (near each split's optimum), a problem leaves the batch as soon as it converges, and a failed
-line-search step is retried on the problems that failed it alone. The stopping rule is scikit-learn's lbfgs one
-(every gradient entry at most `tol`).
+curvature at its prior. A problem leaves the batch as soon as it converges, and a failed line-search step is
+retried on the problems that failed it alone. The stopping rule is scikit-learn's lbfgs one (every gradient entry
+at most `tol`). Every problem starts from zero weights and its prior: never from a fit that saw its held-out rows,
+since a solve stopped at `tol` keeps what its start knew along flat directions (a warm start from the all-rows fit
+let random vectors score AUC 1.0 on rare labels).
 
 A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding tables
 without building the (pairs x features) matrix; statistics over its rows are taken a block at a time.
@@ -103,15 +104,13 @@ class LogisticFit:
     Attributes:
         proba: shape (n_rows, n_columns), each row scored by the model of the fold that holds it out;
             NaN for rows that are never held out.
-        n_iter: shape (n_folds, n_groups), L-BFGS iterations per problem (after the warm start).
+        n_iter: shape (n_folds, n_groups), L-BFGS iterations per problem.
         converged: shape (n_folds, n_groups), whether each problem met `tol`.
-        n_iter_start: iterations of the all-rows fit every fold started from (0 when there was none).
     """
 
     proba: np.ndarray
     n_iter: np.ndarray
     converged: np.ndarray
-    n_iter_start: int = 0
 
 
 def fold_masks(folds: np.ndarray) -> np.ndarray:
@@ -194,9 +193,6 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
         Y = np.zeros((len(classes), int(classes.max()) + 1), dtype=np.float32)
         Y[np.arange(len(classes)), classes] = 1.0
     Y = np.asarray(Y, dtype=np.float32)
-    warm = n_splits > 1
-    if warm:  # one more split, every row: the all-rows fit each fold starts from
-        train = np.concatenate([train, np.ones((len(train), 1), dtype=bool)], axis=1)
     mean, spread = fold_stats(X, train)
     if scale == "none":
         spread = np.ones_like(spread)
@@ -206,12 +202,7 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
     split = np.repeat(np.arange(n_splits), n_columns)
     column = np.tile(np.arange(n_columns), n_splits)
     problems = _Problems(shared, split, column)
-    start, n_iter_start = problems.initial(), 0
-    if warm:
-        pooled = _Problems(shared, np.full(n_columns, n_splits), np.arange(n_columns))
-        solution, iterations, _ = pooled.minimise(pooled.initial(), tol=tol, max_iter=max_iter, memory=memory)
-        start, n_iter_start = problems.moved_from(pooled, solution), int(np.max(shared.to_numpy(iterations)))
-    params, n_iter, converged = problems.minimise(start, tol=tol, max_iter=max_iter, memory=memory)
+    params, n_iter, converged = problems.minimise(problems.initial(), tol=tol, max_iter=max_iter, memory=memory)
     held_out = np.full((X.shape[0], Y.shape[1]), np.nan, dtype=np.float32)
     for k in range(n_splits):
         rows = np.flatnonzero(folds == k)
@@ -219,7 +210,7 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
             held_out[rows] = problems.held_out_proba(params, k, rows)
     shape = (n_splits, n_columns)
     return LogisticFit(proba=held_out, n_iter=shared.to_numpy(n_iter).reshape(shape),
-                       converged=shared.to_numpy(converged).reshape(shape), n_iter_start=n_iter_start)
+                       converged=shared.to_numpy(converged).reshape(shape))
 
 
 class _Shared:
@@ -291,18 +282,6 @@ class _Problems:
         xp = self.shared.xp
         coef = params[: self.shared.d] / self.spread
         return coef, params[self.shared.d] - xp.sum(self.mean * coef, axis=0)
-
-    def moved_from(self, source: _Problems, params: Any) -> Any:
-        """These problems' parameters for the same raw-feature model as `source`'s solution of each column."""
-        xp, d = self.shared.xp, self.shared.d
-        coef, offset = source._raw(params)
-        position = xp.asarray(self.column if not self.shared.multinomial else np.zeros(self.size, dtype=np.int64),
-                              device=self.shared.device)
-        coef, offset = xp.take(coef, position, axis=1), xp.take(offset, position, axis=0)
-        start = xp.zeros((d + 1, self.size, self.shared.width), dtype=xp.float64, device=self.shared.device)
-        start[:d] = coef * self.spread
-        start[d] = offset + xp.sum(self.mean * coef, axis=0)
-        return start
 
     def _chunks(self) -> list[np.ndarray]:
         per_chunk = max(1, _CHUNK_VALUES // (self.shared.n * self.shared.width))
