@@ -279,8 +279,18 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 found = sorted((p for p in folder.glob(pattern) if (p.is_dir() if source.is_dir else p.is_file())),
                                reverse=True)
                 if found:
-                    return found
+                    return [self._inside(path, root) for path in found]
         return []
+
+    def _inside(self, path: Path, root: Path) -> Path:
+        """`path`, once it is certain that it (through any link) lies inside the sources folder `root`."""
+        target = path.resolve()
+        if not target.is_relative_to(root.resolve()):
+            raise SourceFormatError(
+                f"{self.FAMILY} source '{path}': a link to '{target}', outside the sources folder '{root}'; copy the "
+                "file into the folder instead of linking to it."
+            )
+        return path
 
     def _find_local(self, key: str, source: Source) -> str | None:
         found = self.local_candidates(key, source)

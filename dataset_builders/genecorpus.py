@@ -98,8 +98,12 @@ def read_class_dict(path: Path) -> dict[str, list[str]]:
         if handle.read(1) == b"\x80":
             handle.seek(0)
             payload = safe_load(handle)
-            if not isinstance(payload, dict):
-                raise SourceFormatError(f"genecorpus source '{path}': expected a pickled dict, found {type(payload)}.")
+            flat = isinstance(payload, dict) and all(isinstance(v, (list, tuple, set))
+                                                     and all(isinstance(x, (str, int)) for x in v)
+                                                     for v in payload.values())
+            if not flat:
+                raise SourceFormatError(f"genecorpus source '{path}': expected a pickled dict of class name -> list of "
+                                        f"Ensembl ids, found a {type(payload).__name__} holding other values.")
             return {str(k): [str(x) for x in v] for k, v in payload.items()}
     frame = read_table(path, sep=",", family="genecorpus", required=("gene_id", "label"))
     try:

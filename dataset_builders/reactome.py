@@ -118,11 +118,31 @@ def read_relations(path: Path) -> dict[str, set[str]]:
 
 
 def top_levels(pathway: str, parents: dict[str, set[str]], memo: dict[str, frozenset[str]]) -> frozenset[str]:
-    """The top-level ancestors of a pathway (itself if it has no parent)."""
-    if pathway not in memo:
-        above = parents.get(pathway)
-        memo[pathway] = frozenset({pathway}) if not above else frozenset().union(
-            *(top_levels(p, parents, memo) for p in above))
+    """The top-level ancestors of a pathway (itself if it has no parent), walked without recursion.
+
+    Raises:
+        SourceFormatError: the hierarchy has a cycle (a pathway is its own ancestor).
+    """
+    stack, expanded = [pathway], set()
+    while stack:
+        node = stack[-1]
+        if node in memo:
+            stack.pop()
+            continue
+        above = parents.get(node, set())
+        pending = [p for p in sorted(above) if p not in memo]
+        if not pending:
+            memo[node] = frozenset().union(*(memo[p] for p in above)) if above else frozenset({node})
+            expanded.discard(node)
+            stack.pop()
+            continue
+        if node in expanded or any(p in expanded for p in pending):
+            cycle = next((p for p in pending if p in expanded), node)
+            raise SourceFormatError(f"reactome relation source: the pathway hierarchy has a cycle through "
+                                    f"'{cycle}' (a pathway is its own ancestor); pass an unedited "
+                                    "ReactomePathwaysRelation.txt.")
+        expanded.add(node)
+        stack.extend(pending)
     return memo[pathway]
 
 

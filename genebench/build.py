@@ -7,13 +7,14 @@ through a temporary file and a rename. A failed build leaves the previous folder
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
-import hashlib
 import json
 import logging
 import shutil
 import time
 import uuid
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,11 +28,12 @@ from tqdm.auto import tqdm
 from dataset_builders import FAMILIES, get_builder_class
 from dataset_builders.base import FEATURES
 from genebench import __version__
-from genebench.atomic import write_atomic
+from genebench.atomic import remove_stale_temporaries, write_atomic
 from genebench.card import write_card
 from genebench.constants import DEFAULT_SEED, N_FOLDS, downloads_dir
-from genebench.data import MANIFEST, BenchmarkData, file_sha256, metadata_table
-from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.data import MANIFEST, BenchmarkData, data_hash, file_sha256, metadata_table, read_manifest
+from genebench.errors import ConfigError, GenebenchError, MissingSourceError, SourceFormatError
+from genebench.lock import folder_lock
 from genebench.tasks.task import Task
 
 if TYPE_CHECKING:
@@ -67,10 +69,33 @@ def build_data(
         progress: show a progress bar.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if n_folds < 2 or isinstance(n_folds, bool):
+        raise ConfigError(f"n_folds: expected at least 2 cross-validation folds, found {n_folds!r}.")
     names = list(families or FAMILIES)
     for name in names:
         get_builder_class(name)  # fail on an unknown name before building anything
+    with folder_lock(out, what="genebench build"):
+        _remove_leftovers(out)
+        return _build_locked(out, names, sources_dir=sources_dir, hgnc=hgnc, refseq=refseq, seed=seed,
+                             n_folds=n_folds, controls=controls, progress=progress)
+
+
+_PARSE_ERRORS = (UnicodeDecodeError, RecursionError, EOFError, zlib.error, csv.Error, pd.errors.ParserError,
+                 pd.errors.EmptyDataError, datasets.exceptions.DatasetGenerationError)
+"""What a malformed source file raises from inside a builder: reported as one `SourceFormatError`."""
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Delete staging and replaced folders of builds that were killed (a live build would hold the lock)."""
+    for leftover in sorted([*out.glob(".staging-*"), *out.glob(".old-*")]):
+        logger.warning("removing '%s', left by a build that was interrupted", leftover)
+        shutil.rmtree(leftover, ignore_errors=True)
+    remove_stale_temporaries(out)
+
+
+def _build_locked(out: Path, names: list[str], *, sources_dir: str | Path | None, hgnc: str | Path | None,
+                  refseq: str | Path | None, seed: int, n_folds: int, controls: bool,
+                  progress: bool) -> BenchmarkData:
     manifest = _read_manifest(out)
     hgnc_table = None
     for name in tqdm(names, desc="building families", unit="family", disable=not progress):
@@ -79,6 +104,17 @@ def build_data(
             entry, hgnc_table = _build_family(name, staging, sources_dir=sources_dir, hgnc=hgnc, seed=seed,
                                               n_folds=n_folds)
             _swap(staging, out / name)
+        except _PARSE_ERRORS as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            cause = exc.__cause__ if isinstance(exc, datasets.exceptions.DatasetGenerationError) and exc.__cause__ \
+                else exc
+            if isinstance(cause, GenebenchError):
+                raise cause from exc
+            reason = str(cause).splitlines()[0] if str(cause) else ""
+            raise SourceFormatError(
+                f"{name} sources cannot be parsed ({type(cause).__name__}: {reason}); check the files given with "
+                "--sources against the formats in the family's docs, or drop --sources to use the downloads."
+            ) from exc
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -199,15 +235,9 @@ def _build_family(name: str, staging: Path, *, sources_dir: str | Path | None, h
 
 
 def _read_manifest(out: Path) -> dict[str, Any]:
-    path = out / MANIFEST
-    if not path.exists():
+    if not (out / MANIFEST).exists():
         return {"format": 1, "families": {}, "files": {}}
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise SourceFormatError(
-            f"data folder '{out}': {MANIFEST} is not valid JSON ({exc}); delete the folder and rebuild."
-        ) from exc
+    return read_manifest(out)
 
 
 def _commit_manifest(out: Path, manifest: dict[str, Any]) -> None:
@@ -216,9 +246,7 @@ def _commit_manifest(out: Path, manifest: dict[str, Any]) -> None:
     derived = manifest.get("controls", {}).get("files", [])  # computed from the data: not part of its revision
     manifest["files"] = {f: {"sha256": file_sha256(out / f), "bytes": (out / f).stat().st_size}
                          for f in sorted([*files, *derived])}
-    manifest["data_hash"] = hashlib.sha256(
-        json.dumps({f: manifest["files"][f]["sha256"] for f in sorted(files)}, sort_keys=True).encode()
-    ).hexdigest()[:16]
+    manifest["data_hash"] = data_hash(manifest)
     manifest["genebench_version"] = __version__
     write_card(out, manifest)
     write_atomic(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
@@ -237,9 +265,7 @@ def _write_parquet(table: pd.DataFrame | pa.Table, path: Path) -> None:
     """Write a frame or Arrow table as parquet, atomically."""
     if isinstance(table, pd.DataFrame):
         table = pa.Table.from_pandas(table, preserve_index=False)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    write_atomic(path, sink.getvalue().to_pybytes())
+    write_atomic(path, lambda part: pq.write_table(table, part))
 
 
 def _local_refseq(sources_dir: str | Path | None) -> Path | None:

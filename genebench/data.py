@@ -3,8 +3,10 @@
 A data folder holds one sub-folder per family (`<family>/<split>.parquet` in the long layout plus
 `<family>/tasks.parquet`, one row of metadata per task), `symbols/hgnc.parquet`, optional
 `descriptions/*.parquet`, a dataset card `README.md`, and `genebench.json`, the manifest that lists
-every file with its size and sha256. Only families in the manifest are read, and only when their
-files match it, so a half-written family is never accepted.
+every file with its size and sha256, and `data_hash`, a hash of those sha256s. Opening a folder checks
+the manifest (valid JSON, its data hash recomputed from its file hashes); each file is checked against its
+sha256 the first time it is read in a process. Only families in the manifest are read, and only when their
+files match it, so a half-written, edited or swapped file is never accepted.
 """
 
 from __future__ import annotations
@@ -47,13 +49,18 @@ class BenchmarkData:
         self.path = Path(path)
         self.hub_id = hub_id
         self.hub_revision = hub_revision
-        manifest = self.path / MANIFEST
-        if not manifest.is_file():
+        if not (self.path / MANIFEST).is_file():
             raise MissingSourceError(
                 f"data folder '{self.path}': no {MANIFEST}; it is not a genebench data folder, or its build did not "
                 "finish. Build one with `genebench build --out DIR`."
             )
-        self.manifest: dict[str, Any] = json.loads(manifest.read_text())
+        self.manifest: dict[str, Any] = read_manifest(self.path)
+        recomputed = data_hash(self.manifest)
+        if self.manifest["data_hash"] != recomputed:
+            raise SourceFormatError(
+                f"data folder '{self.path}': {MANIFEST} names data_hash {self.manifest['data_hash']!r}, but its file "
+                f"hashes give {recomputed!r}; the manifest was edited. Rebuild the folder with `genebench build`."
+            )
         self._tables: dict[str, pd.DataFrame] = {}
         self._task_rows: dict[str, dict[str, np.ndarray]] = {}
         self._parents: dict[str, Task] = {}  # multi-label parents, decoded once for all their derived tasks
@@ -184,14 +191,12 @@ class BenchmarkData:
         return self._checked(f"descriptions/{source}.parquet")
 
     def verify(self) -> None:
-        """Recompute every file's sha256 against the manifest."""
-        for relative, entry in self.manifest["files"].items():
-            if file_sha256(self.path / relative) != entry["sha256"]:
-                raise SourceFormatError(
-                    f"data folder '{self.path}': '{relative}' does not match its sha256 in {MANIFEST}; rebuild it."
-                )
+        """Check every file of the manifest against its size and sha256."""
+        for relative in self.manifest["files"]:
+            self._checked(relative)
 
     def _checked(self, relative: str) -> Path:
+        """The path of a manifest file, once its size and sha256 match the manifest."""
         entry = self.manifest["files"].get(relative)
         path = self.path / relative
         if entry is None or not path.is_file() or path.stat().st_size != entry["bytes"]:
@@ -199,7 +204,47 @@ class BenchmarkData:
                 f"data folder '{self.path}': '{relative}' is missing or does not match {MANIFEST} (an interrupted "
                 "build?); rebuild it with `genebench build`."
             )
+        if file_sha256(path) != entry["sha256"]:
+            raise SourceFormatError(
+                f"data folder '{self.path}': '{relative}' does not match its sha256 in {MANIFEST} (the file was "
+                "changed after the build); rebuild it with `genebench build`."
+            )
         return path
+
+
+_MANIFEST_KEYS = {"families": dict, "files": dict, "data_hash": str}
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """A data folder's parsed `genebench.json`, checked to hold its families, files and data hash.
+
+    Raises:
+        SourceFormatError: the manifest is not valid JSON or lacks a key of the right type.
+    """
+    where = f"data folder '{folder}': {MANIFEST}"
+    try:
+        manifest = json.loads((folder / MANIFEST).read_bytes())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SourceFormatError(f"{where} is not valid JSON ({exc}; a truncated or edited file?); rebuild the "
+                                "folder with `genebench build`.") from exc
+    bad = [key for key, kind in _MANIFEST_KEYS.items() if not isinstance(manifest, dict)
+           or not isinstance(manifest.get(key), kind)]
+    entries_ok = isinstance(manifest, dict) and isinstance(manifest.get("files"), dict) and all(
+        isinstance(entry, dict) and isinstance(entry.get("sha256"), str) and isinstance(entry.get("bytes"), int)
+        for entry in manifest["files"].values())
+    if bad or not entries_ok:
+        found = sorted(manifest) if isinstance(manifest, dict) else type(manifest).__name__
+        raise SourceFormatError(f"{where}: expected an object with 'families', 'files' (each with sha256 and bytes) "
+                                f"and 'data_hash', found {found}; rebuild the folder with `genebench build`.")
+    return manifest
+
+
+def data_hash(manifest: dict[str, Any]) -> str:
+    """The data revision of a built folder: a short hash over the sha256s of its built files (the manifest's
+    `files`, leaving out the control results computed from them, `controls.files`)."""
+    derived = set(manifest.get("controls", {}).get("files", []))
+    digests = {name: entry["sha256"] for name, entry in manifest["files"].items() if name not in derived}
+    return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
@@ -257,13 +302,20 @@ def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
     return record
 
 
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+_SHA256: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes, computed once per process for each (path, size, mtime)."""
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _SHA256:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _SHA256[key] = digest.hexdigest()
+    return _SHA256[key]
 
 
 _OPENED: dict[tuple[str, str | None], BenchmarkData] = {}

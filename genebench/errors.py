@@ -36,3 +36,7 @@ class SubmissionError(GenebenchError, ValueError):
 
 class DistributedError(GenebenchError, RuntimeError):
     """Work that failed on a cluster worker; the message names the node and the model or task."""
+
+
+class ConfigError(GenebenchError, ValueError):
+    """A setting, option or config file value outside what is accepted."""

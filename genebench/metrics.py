@@ -24,6 +24,34 @@ def _classification(name: str) -> TaskTypeInfo:
     return info
 
 
+_INF = float("inf")
+RANGES: dict[str, tuple[float, float]] = {
+    "roc_auc": (0.0, 1.0), "auc_per_gene": (0.0, 1.0), "f1_weighted": (0.0, 1.0), "precision_weighted": (0.0, 1.0),
+    "recall_weighted": (0.0, 1.0), "accuracy": (0.0, 1.0), "r2": (-_INF, 1.0), "rmse": (0.0, _INF),
+    "spearman": (-1.0, 1.0), "rouge1_recall": (0.0, 1.0), "bertscore_f1": (-1.0, 1.0),
+}
+"""The closed range of every metric genebench reports: a value outside it is not a score."""
+
+
+def score_problem(metric: str, folds: Sequence[float], mean: float, std: float) -> str | None:
+    """Why a metric's per-fold values, mean and std cannot be a score (not finite, out of its range), or None.
+
+    >>> score_problem("roc_auc", [5.0, 5.0], 5.0, 0.0)
+    'roc_auc fold 0 is 5.0, outside its range [0.0, 1.0]'
+    """
+    if metric not in RANGES:
+        return f"unknown metric {metric!r} (known: {sorted(RANGES)})"
+    for label, value in [*((f"fold {k}", v) for k, v in enumerate(folds)), ("mean", mean), ("std", std)]:
+        if value is None or not np.isfinite(value):
+            return f"{metric} {label} is {value}, not a finite number"
+        low, high = (0.0, _INF) if label == "std" else RANGES[metric]
+        if not low - 1e-9 <= value <= high + 1e-9:
+            return f"{metric} {label} is {value}, outside its range [{low}, {high}]"
+    if not folds:
+        return f"{metric} has no per-fold values"
+    return None
+
+
 def _column_auc(y_true: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """ROC AUC of each column (Mann-Whitney with mid-ranks, equal to the trapezoidal ROC area).
 

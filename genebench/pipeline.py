@@ -18,17 +18,22 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
-from genebench.atomic import write_atomic
+from genebench.atomic import remove_stale_temporaries, write_atomic
+from genebench.comparability import revision_id
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
-from genebench.errors import GenebenchError, ResultsError
+from genebench.errors import ConfigError, EmbeddingError, GenebenchError, ResultsError
+from genebench.lock import folder_lock
 from genebench.model_info import MODEL_ID, ModelInfo, file_record
 from genebench.progress import progress as progress_counter
 from genebench.results import (
     OverwriteStrategy,
     TaskResult,
     format_lift,
+    identity_difference,
+    model_dir_name,
     read_result,
+    result_files,
     result_path,
     results_frame,
     summary_table,
@@ -89,6 +94,11 @@ class RunConfig(BaseModel):
     license: str | None = None
     n_parameters: int | None = Field(default=None, ge=0)
     modality: str | None = None
+
+    @field_validator("common_with", mode="before")
+    @classmethod
+    def _one_file(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value  # one file, not a list of its characters
 
     @field_validator("input")
     @classmethod
@@ -168,18 +178,14 @@ class RunConfig(BaseModel):
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> RunConfig:
         """Read a model YAML (the keys of this class); `overrides` that are not None win."""
-        import yaml
-
-        try:
-            loaded = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise GenebenchError(f"config '{path}': cannot be read as YAML ({exc}).") from exc
+        loaded = read_yaml(path)
         if not isinstance(loaded, dict):
             raise GenebenchError(f"config '{path}': expected a mapping of keys among {sorted(cls.model_fields)}, "
                                  f"found {type(loaded).__name__}.")
         merged = {**loaded, **{k: v for k, v in overrides.items() if v not in (None, {}, [])}}
         for key in ("adapter", "probe"):
-            merged[key] = {**(loaded.get(key) or {}), **overrides.get(key, {})}
+            if isinstance(loaded.get(key) or {}, dict):  # anything else is left for validation to name
+                merged[key] = {**(loaded.get(key) or {}), **overrides.get(key, {})}
         if not merged.get("input"):
             raise GenebenchError(f"config '{path}': missing 'input'; give it in the file or with --input.")
         return cls.build(f"config '{path}'", **merged)
@@ -210,7 +216,71 @@ def _first_error(exc: ValidationError) -> str:
         return f"unknown key '{where}'; expected keys among {sorted(RunConfig.model_fields)} (adapter options: see " \
                "`genebench run --help`)."
     message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"].endswith("_type") or error["type"].endswith("_parsing"):  # say what was found, and its type
+        message += f", found {error['input']!r} ({type(error['input']).__name__})"
     return f"{where}: {message}" if where else message
+
+
+MAX_CONFIG_BYTES = 1 << 20
+"""Largest model YAML read (bytes)."""
+MAX_CONFIG_NODES = 10_000
+"""Most values a model YAML may hold once its aliases are expanded (a few hundred is typical)."""
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A model YAML's content, checked before it is built: at most `MAX_CONFIG_BYTES`, UTF-8, and at most
+    `MAX_CONFIG_NODES` values once its aliases are expanded (counted on the composed graph, so an alias bomb
+    never expands). An empty file is `{}`.
+
+    Raises:
+        ConfigError: one line naming the file and what is wrong with it.
+    """
+    import yaml
+
+    where = f"config '{path}'"
+    try:
+        size = Path(path).stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{where}: {size} bytes, over the {MAX_CONFIG_BYTES} a model YAML may have.")
+        text = Path(path).read_text(encoding="utf-8")
+        if _expanded_size(yaml.compose(text, Loader=yaml.SafeLoader), MAX_CONFIG_NODES) > MAX_CONFIG_NODES:
+            raise ConfigError(f"{where}: its aliases expand to over {MAX_CONFIG_NODES} values (an alias bomb?); "
+                              "write the settings out.")
+        loaded = yaml.safe_load(text)
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot be read ({exc.strerror or exc}).") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: expected UTF-8 text, found undecodable bytes ({exc.reason}).") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{where}: nested too deeply to be a model YAML.") from exc
+    except yaml.YAMLError as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise ConfigError(f"{where}: cannot be read as YAML ({reason}).") from exc
+    return {} if loaded is None else loaded
+
+
+def _expanded_size(root: Any, limit: int) -> int:
+    """How many values a composed YAML node stands for with every alias expanded (stops counting past `limit`)."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+
+    def size(node: Any, depth: int) -> int:
+        if id(node) in sizes:
+            return sizes[id(node)]
+        if depth > 100:
+            raise RecursionError
+        sizes[id(node)] = limit + 1  # a node reached again while it is being counted: a cycle
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k, depth + 1) + size(v, depth + 1) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(item, depth + 1) for item in node.value)
+        else:
+            total = 1
+        sizes[id(node)] = min(total, limit + 1)
+        return sizes[id(node)]
+
+    return 0 if root is None else size(root, 0)
 
 
 def _public(value: Any) -> Any:
@@ -252,22 +322,40 @@ def restrict(genes: Sequence[str], config: RunConfig) -> list[str]:
     Restricting comes before encoding and before partner vectors, so an excluded gene is neither encoded nor
     part of a gene set's vector.
     """
-    include = set(_read_symbols(config.include_genes)) if config.include_genes else None
-    exclude = set(_read_symbols(config.exclude_genes)) if config.exclude_genes else set()
+    include = set(_read_symbols(config.include_genes, "include_genes")) if config.include_genes else None
+    exclude = set(_read_symbols(config.exclude_genes, "exclude_genes")) if config.exclude_genes else set()
     common = [set(map(str, GeneEmbeddings.load(path).symbols)) for path in config.common_with]
     kept = [g for g in genes if (include is None or g in include) and g not in exclude
             and all(g in other for other in common)]
+    if genes and not kept:
+        used = [f"{name} '{value}'" for name, value in (("include_genes", config.include_genes),
+                                                         ("exclude_genes", config.exclude_genes)) if value]
+        used += [f"common_with {config.common_with}"] if common else []
+        raise ConfigError(f"the selected tasks need {len(genes)} genes, but {' and '.join(used)} leave none of them; "
+                          "check the gene lists hold current HGNC symbols.")
     if len(kept) < len(genes):
         logger.info("gene options keep %d of %d genes", len(kept), len(genes))
     return kept
 
 
-def _read_symbols(path: str) -> list[str]:
+def _read_symbols(path: str, option: str) -> list[str]:
+    """The symbols of a gene list file: UTF-8 text, one symbol per line."""
+    where = f"gene list '{path}' ({option})"
     try:
-        return [line.strip() for line in Path(path).read_text().splitlines() if line.strip()]
+        raw = Path(path).read_bytes()
     except OSError as exc:
-        raise GenebenchError(f"gene list '{path}': cannot be read ({exc}); pass a file with one symbol per line.") \
+        raise ConfigError(f"{where}: cannot be read ({exc.strerror or exc}); pass a file with one symbol per line.") \
             from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = "\0"
+    if "\0" in text:
+        raise ConfigError(f"{where}: expected a text file with one symbol per line, found binary data.")
+    symbols = [line.strip() for line in text.splitlines() if line.strip()]
+    if not symbols:
+        raise ConfigError(f"{where}: holds no symbols; pass a file with one symbol per line, or drop the option.")
+    return symbols
 
 
 # -- encode -----------------------------------------------------------------------------------------------------
@@ -301,6 +389,10 @@ def encode(config: RunConfig, data: BenchmarkData, genes: Sequence[str], encoder
     encoder = encoder or make_encoder(config, data, engine)
     logger.info("encoding %d genes with %s (%s input)", len(genes), config.model, config.input)
     embeddings = encoder.encode(list(genes))
+    if genes and not len(embeddings.symbols):
+        reasons = ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items() if v) or "no reason given"
+        raise EmbeddingError(f"{config.model} ({config.input} input) gave a vector for none of the {len(genes)} genes "
+                             f"the tasks need ({reasons}); check the model and its input kind.")
     embeddings.model = model_record(embeddings.model, config)
     if (described := description_coverage(encoder, embeddings, genes)) is not None:
         embeddings.model = embeddings.model.model_copy(
@@ -379,15 +471,21 @@ def _is_current(path: Path, *, model: ModelInfo, probe: dict[str, Any], dataset_
 
 def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
               config: dict[str, Any]) -> TaskResult:
-    """The `TaskResult` of one scored task."""
+    """The `TaskResult` of one scored task; scores that are not finite or out of range make it skipped, saying why."""
     from genebench import __version__
+    from genebench.metrics import score_problem
 
+    skipped, kept = scores.skipped, scores.scores
+    problems = [p for m, s in kept.items() if (p := score_problem(m, s.folds, s.mean, s.std))]
+    if problems:
+        skipped, kept = f"the probe gave no valid score: {problems[0]}; try other probe settings", {}
+        logger.warning("task '%s' skipped: %s", scores.task.name, skipped)
     best = scores.task.metadata.best_control
-    main = scores.scores.get(scores.main_score)
+    main = kept.get(scores.main_score)
     lift = None if best is None or main is None else round(main.mean - best[1], 6)
     return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
-                      model=model, probe=probe, coverage=scores.coverage, scores=scores.scores,
-                      main_score=scores.main_score, skipped=scores.skipped, lift=lift,
+                      model=model, probe=probe, coverage=scores.coverage, scores=kept,
+                      main_score=scores.main_score, skipped=skipped, lift=lift,
                       timing={"probe_seconds": round(scores.seconds, 4)},
                       date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
                       diagnostics=scores.diagnostics)
@@ -456,6 +554,49 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     return [results[task.name] for task in tasks]
 
 
+def check_run_identity(out: Path, identity: dict[str, Any], *, overwrite: OverwriteStrategy) -> None:
+    """Refuse to write into a folder holding results this run's would be mixed with, before anything is probed.
+
+    Every result JSON in `out` must be readable (an unrelated or damaged JSON would break every later report),
+    except a damaged file of this model, which the run recomputes. Results of the same model whose run identity
+    (`TaskResult.run_identity`, compared on the keys of `identity`) differs are refused, or with
+    `--overwrite always` removed, so the folder keeps one run per model.
+
+    Raises:
+        ResultsError: naming the file or what differs, and what to do.
+    """
+    if not out.is_dir():
+        return
+    own = out / model_dir_name(identity["model"])
+    stale = []
+    for path in result_files(out):
+        try:
+            result = read_result(path)
+        except ResultsError as exc:
+            if own in path.parents:
+                continue  # this model's own damaged result: recomputed by the run
+            reason = str(exc.__cause__ or exc).splitlines()[0][:120]
+            raise ResultsError(f"output folder '{out}': '{path.relative_to(out).as_posix()}' is not a genebench "
+                               f"result ({reason}); move it out of the folder, it would break every report of it.") \
+                from exc
+        theirs = result.run_identity
+        if result.model.id == identity["model"] and any(theirs[key] != identity[key] for key in identity):
+            stale.append((path, theirs))
+    if not stale:
+        return
+    difference = identity_difference(identity, stale[0][1])
+    if overwrite is not OverwriteStrategy.ALWAYS:
+        raise ResultsError(
+            f"output folder '{out}' holds {len(stale)} results of {identity['model']} from another run (this run vs "
+            f"theirs: {difference}); they would be mixed with this run's. Pass another --out, or --overwrite always "
+            "to replace them."
+        )
+    for path, _ in stale:
+        path.unlink()
+    logger.warning("removed %d results of %s from another run (%s) in '%s' (--overwrite always)", len(stale),
+                   identity["model"], difference, out)
+
+
 def check_output(out: Path, config: RunConfig, *, overwrite: str) -> None:
     """Refuse an output folder that holds another model's run, unless results are to be overwritten."""
     import yaml
@@ -513,18 +654,28 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
     With a `RayEngine`, encoding and probing run on its cluster and this process writes every file.
     """
     out = Path(out)
-    check_output(out, config, overwrite=str(OverwriteStrategy.from_str(overwrite).value))
-    tasks = select_tasks(data, task_names)
-    genes = task_genes(tasks)
-    kept = restrict(genes, config)
-    encoder = make_encoder(config, data, engine)
-    embeddings = encode(config, data, kept, encoder)
-    report_coverage(embeddings, len(genes))
-    partners = partner_embeddings(tasks, embeddings, data, encoder)
-    save_run_config(out, config)
-    results = run_probes(tasks, embeddings, out, settings=config.probe_settings(), dataset_revision=data.revision,
-                         config=config.record(), overwrite=overwrite, progress=progress, partner_embeddings=partners,
-                         engine=engine)
+    overwrite = OverwriteStrategy.from_str(overwrite)
+    with folder_lock(out, what="genebench run"):
+        if removed := remove_stale_temporaries(out):
+            logger.warning("removed %d temporary files of an earlier run that was killed", removed)
+        check_output(out, config, overwrite=overwrite.value)
+        probe = config.probe_settings().to_dict()
+        check_run_identity(out, {"model": config.model_id(), "probe": probe, "data": revision_id(data.revision)},
+                           overwrite=overwrite)
+        tasks = select_tasks(data, task_names)
+        genes = task_genes(tasks)
+        kept = restrict(genes, config)
+        encoder = make_encoder(config, data, engine)
+        embeddings = encode(config, data, kept, encoder)
+        report_coverage(embeddings, len(genes))
+        check_run_identity(out, {"model": embeddings.model.id, "revision": embeddings.model.revision,
+                                 "vectors": embeddings.model.cache_key, "probe": probe,
+                                 "data": revision_id(data.revision)}, overwrite=overwrite)
+        partners = partner_embeddings(tasks, embeddings, data, encoder)
+        save_run_config(out, config)
+        results = run_probes(tasks, embeddings, out, settings=config.probe_settings(), dataset_revision=data.revision,
+                             config=config.record(), overwrite=overwrite, progress=progress,
+                             partner_embeddings=partners, engine=engine)
     return Run(results=results, model=embeddings.model, embeddings=embeddings, partners=partners)
 
 

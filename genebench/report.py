@@ -5,10 +5,12 @@ Every function takes the tidy table of `genebench.results.load_results` and only
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,8 @@ from genebench.comparability import Standing, standings
 from genebench.errors import ResultsError
 from genebench.results import drop_flagged, format_lift, score_cell, summary_table
 from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC
+
+T = TypeVar("T")
 
 TIE = 0.005
 """Two AUCs closer than this count as a tie: the probe's own tolerance against scikit-learn."""
@@ -120,6 +124,20 @@ def _model_labels(results: pd.DataFrame, labels: list[str]) -> list[str]:
     return [f"{label} ({notes[label]})" if notes.get(label) else label for label in labels]
 
 
+def plain_text(draw: Callable[..., T]) -> Callable[..., T]:
+    """Run a drawing function with matplotlib's mathtext off, so names are drawn as written (`$` included)."""
+
+    @functools.wraps(draw)
+    def drawn(*args: Any, **kwargs: Any) -> T:
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+
+    return drawn
+
+
+@plain_text
 def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
     """A models × categories heatmap of mean AUC (PNG and SVG), ranked runs first."""
     means, _, counts = category_means(results)
@@ -157,6 +175,7 @@ def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence
     return figure
 
 
+@plain_text
 def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
     """Mean AUC ± std over tasks per category, each bar labelled with its value and task count; PNG and SVG.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -16,11 +17,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from genebench.atomic import write_atomic
 from genebench.comparability import revision_id, revision_task_count
 from genebench.errors import ResultsError
+from genebench.metrics import score_problem
 from genebench.model_info import ModelInfo
 from genebench.tasks.metadata import TaskMetadata
 
@@ -75,6 +77,44 @@ class TaskResult(BaseModel):
         default_factory=dict, description="How the solve went (iterations, convergence, device) and input checks."
     )
 
+    @model_validator(mode="after")
+    def _scores_in_range(self) -> TaskResult:
+        """Every score finite and within its metric's range; a scored task has its main score."""
+        for metric, score in self.scores.items():
+            if problem := score_problem(metric, score.folds, score.mean, score.std):
+                raise ValueError(f"task '{self.task.name}': {problem}")
+        if self.skipped is None and self.main_score not in self.scores:
+            raise ValueError(f"task '{self.task.name}': expected its main score {self.main_score!r} in scores, "
+                             f"found {sorted(self.scores)}")
+        return self
+
+    @property
+    def run_identity(self) -> dict[str, Any]:
+        """What makes results one run: model, revision, vectors (the cache key of the adapter settings), probe
+        settings and data revision. Results of two identities are never summarised together."""
+        return {"model": self.model.id, "revision": self.model.revision, "vectors": self.model.cache_key,
+                "probe": self.probe, "data": revision_id(self.dataset_revision)}
+
+    @property
+    def run_id(self) -> str:
+        """A short hash of `run_identity`."""
+        text = json.dumps(self.run_identity, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def identity_difference(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """How two run identities differ, in words: `probe C 100 vs 0.01; data revision a vs b`."""
+    parts = []
+    for key, label in (("model", "model"), ("revision", "revision"), ("vectors", "vectors (adapter settings)"),
+                       ("data", "data revision")):
+        if key in mine and key in theirs and mine[key] != theirs[key]:
+            parts.append(f"{label} {mine[key]} vs {theirs[key]}")
+    if "probe" in mine and "probe" in theirs:
+        for name in sorted(set(mine["probe"]) | set(theirs["probe"])):
+            if mine["probe"].get(name) != theirs["probe"].get(name):
+                parts.append(f"probe {name} {mine['probe'].get(name)} vs {theirs['probe'].get(name)}")
+    return "; ".join(parts) or "nothing"
+
 
 class OverwriteStrategy(str, enum.Enum):
     """What a rerun does with results already on disk.
@@ -99,16 +139,28 @@ class OverwriteStrategy(str, enum.Enum):
             raise ValueError(f"overwrite strategy: expected one of {valid}, found {value!r}.") from None
 
 
+def path_component(name: str) -> str:
+    """`name` as one safe path component: kept when made only of letters, digits, `.`, `_`, `-`, `@`, `+`, `=`
+    (and not starting with `.` or `_`), else rewritten and suffixed with a short hash of the true name, so a
+    name never escapes its folder and two names never share one.
+
+    Examples:
+        >>> path_component("TF_vs_non-TF")
+        'TF_vs_non-TF'
+        >>> path_component("..")
+        '_-5ec1f7e7'
+    """
+    safe = re.sub(r"[^A-Za-z0-9._@+=-]+", "_", name).strip("._")[:100] or "_"
+    return safe if safe == name else f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
 def model_dir_name(model_id: str) -> str:
-    """`org/name` -> `org__name`, the folder of a model's results."""
-    return model_id.replace("/", "__")
+    """`org/name` -> `org__name`, the folder of a model's results (see `path_component`)."""
+    return path_component(model_id.replace("/", "__"))
 
 
 def task_file_name(task_name: str) -> str:
-    """A file-safe, collision-free file name for a task's result.
-
-    Names made only of letters, digits, `.`, `_` and `-` are kept; others are rewritten and suffixed with a
-    short hash of the true name, so two names never share a file.
+    """A file-safe, collision-free file name for a task's result (see `path_component`).
 
     Examples:
         >>> task_file_name("TF_vs_non-TF")
@@ -116,15 +168,12 @@ def task_file_name(task_name: str) -> str:
         >>> task_file_name("TF vs non-TF")
         'TF_vs_non-TF-349d0f6f.json'
     """
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", task_name).strip("._") or "task"
-    if safe != task_name:
-        safe = f"{safe[:100]}-{hashlib.sha256(task_name.encode()).hexdigest()[:8]}"
-    return f"{safe}.json"
+    return f"{path_component(task_name)}.json"
 
 
 def result_path(out_dir: str | Path, model: ModelInfo, task_name: str) -> Path:
     """Where the result of `model` on `task_name` is written."""
-    return Path(out_dir) / model_dir_name(model.id) / model.revision / task_file_name(task_name)
+    return Path(out_dir) / model_dir_name(model.id) / path_component(model.revision) / task_file_name(task_name)
 
 
 def write_result(result: TaskResult, out_dir: str | Path) -> Path:
@@ -155,8 +204,14 @@ def read_result(path: str | Path) -> TaskResult:
     try:
         return TaskResult.model_validate_json(Path(path).read_bytes())
     except (OSError, ValidationError) as exc:
+        reason = str(exc).splitlines()[0]
+        if isinstance(exc, ValidationError):
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            reason = f"{exc.error_count()} problem(s), first {where + ': ' if where else ''}{first['msg']}"[:300]
         raise ResultsError(f"result file '{path}': expected a genebench TaskResult JSON, found an unreadable or "
-                           f"invalid file ({str(exc).splitlines()[0]}); delete it and rerun to recompute.") from exc
+                           f"invalid file ({reason}); if it is a damaged result delete it and rerun to recompute it, "
+                           "otherwise move it out of the results folder.") from exc
 
 
 _COLUMNS = ["model", "revision", "input", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
@@ -184,8 +239,44 @@ def load_results(results_dir: str | Path | Sequence[str | Path]) -> pd.DataFrame
     if not root.is_dir():
         raise ResultsError(f"results folder '{root}': expected a folder of result JSON files, found none; "
                            "pass the --out folder of `genebench run`.")
-    paths = [path for path in sorted(root.rglob("*.json")) if path.name != META_FILE]
-    return results_frame([read_result(path) for path in paths], [path.relative_to(root).as_posix() for path in paths])
+    paths = result_files(root)
+    results = [read_result(path) for path in paths]
+    check_one_run_per_model(results, paths, root)
+    return results_frame(results, [path.relative_to(root).as_posix() for path in paths])
+
+
+def result_files(root: Path) -> list[Path]:
+    """Every result JSON under `root` (any depth), leaving out hidden files, `model_meta.json` files and
+    leaderboard sites (folders holding `index.html` and `assets/leaderboard.js`, noted in the log)."""
+    sites = {index.parent for index in root.rglob("index.html")
+             if (index.parent / "assets" / "leaderboard.js").is_file()}
+    for site in sorted(sites):
+        logger.info("results folder '%s': leaving out the leaderboard site in '%s'", root, site)
+    return [path for path in sorted(root.rglob("*.json")) if path.name != META_FILE and not path.name.startswith(".")
+            and not any(site in path.parents for site in sites)]
+
+
+def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path], root: Path) -> None:
+    """Refuse results of one model and revision that come from two runs (other probe settings, adapter settings
+    or data revision): no summary may mix them.
+
+    Raises:
+        ResultsError: naming what differs, two files that differ and what to do.
+    """
+    first: dict[tuple[str, str], tuple[TaskResult, Path]] = {}
+    for result, path in zip(results, paths):
+        key = (result.model.id, result.model.revision)
+        if key not in first:
+            first[key] = (result, path)
+        elif first[key][0].run_id != result.run_id:
+            other, other_path = first[key]
+            raise ResultsError(
+                f"results folder '{root}': model '{key[0]}' ({key[1]}) has results of two runs "
+                f"({identity_difference(result.run_identity, other.run_identity)}), e.g. "
+                f"'{path.relative_to(root).as_posix()}' and '{other_path.relative_to(root).as_posix()}'; a summary "
+                "would mix them. Keep each run in its own folder (move one run's files out), or rerun the whole "
+                "selection with --overwrite always."
+            )
 
 
 def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFrame:

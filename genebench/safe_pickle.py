@@ -56,7 +56,8 @@ def safe_load(fileobj: IO[bytes]) -> Any:
     name = getattr(fileobj, "name", "<stream>")
     try:
         return _RestrictedUnpickler(fileobj).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError) as exc:
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, RecursionError,
+            MemoryError) as exc:
         raise SourceFormatError(
             f"pickle '{name}': expected only builtin containers, numbers and strings, found {exc}; "
             "convert the file to JSON or CSV, or obtain it from a trusted source and load it yourself."

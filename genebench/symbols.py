@@ -7,7 +7,9 @@ gene, never a missing value: every table here is read with ``keep_default_na=Fal
 
 from __future__ import annotations
 
+import io
 import json
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,13 +47,16 @@ def read_hgnc(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     try:
         with open_text(path) as handle:
-            head = handle.read(1)
-            handle.seek(0)
-            if head == "{":
-                frame = _hgnc_json(json.load(handle), path)
-            else:
-                frame = pd.read_csv(handle, sep="\t", dtype=str, keep_default_na=False, na_filter=False)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, pd.errors.ParserError) as exc:
+            text = handle.read()
+        if text[:1] == "{":
+            frame = _hgnc_json(json.loads(text), path)
+        else:
+            if text and not text.endswith("\n"):
+                raise SourceFormatError(f"HGNC source '{path}': the file ends mid-line (a truncated download?); "
+                                        "download hgnc_complete_set.txt again from genenames.org.")
+            frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False, na_filter=False)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as exc:
         raise SourceFormatError(
             f"HGNC source '{path}': cannot be read as HGNC's complete set (TSV or JSON): {exc}; "
             "pass the hgnc_complete_set.txt or .json download from genenames.org."

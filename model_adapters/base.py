@@ -28,6 +28,7 @@ NO_DESCRIPTION = "no_description"
 NO_SEQUENCE = "no_sequence"
 NOT_IN_VOCABULARY = "not_in_vocabulary"
 NOT_IN_TABLE = "not_in_table"
+NON_FINITE = "non_finite_vector"
 
 
 class AdapterError(GenebenchError, ValueError):

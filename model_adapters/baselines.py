@@ -19,7 +19,7 @@ import pandas as pd
 from genebench.constants import DEFAULT_SEED
 from genebench.embeddings import GeneEmbeddings
 from genebench.model_info import ModelInfo
-from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, make_embeddings, split_known
+from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, AdapterError, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
 from model_adapters.description_sources import DescriptionSource
 
@@ -84,6 +84,9 @@ class RandomAdapter:
     """
 
     def __init__(self, model: str = "random", *, hgnc: pd.DataFrame, dim: int = 256, seed: int = DEFAULT_SEED) -> None:
+        for name, value, low in (("dim", dim, 1), ("seed", seed, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise AdapterError(f"random input: {name} must be an integer >= {low}, found {value!r}.")
         self.model = model
         self.hgnc = hgnc
         self.dim = dim

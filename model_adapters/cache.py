@@ -8,12 +8,13 @@ encoded in that order (descriptions: longest first, so the batches of every chun
 adapter could not encode are cached as missing too. A corrupt or foreign file is reported with a warning and
 rebuilt. Rows are stored sorted by gene, so the file does not depend on the order chunks finished in: a
 `ChunkEngine` (Ray, `--engine ray`) encodes the same chunks elsewhere and hands them back in any order.
+Each file records a sha256 of its content, checked on every read: an edited or replaced file is reported and
+rebuilt, never used.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.model_info import ModelInfo
 from genebench.progress import progress
+from genebench.results import model_dir_name
 from model_adapters.base import GeneEncoder
 
 logger = logging.getLogger(__name__)
@@ -43,8 +45,7 @@ class ChunkEngine(Protocol):
 def cache_path(meta: ModelInfo, cache_dir: str | Path | None = None) -> Path:
     """Where the cache file of an adapter lives."""
     root = Path(cache_dir) if cache_dir else default_cache_dir()
-    folder = re.sub(r"[^\w.-]+", "__", meta.id.strip("/")) or "model"
-    return root / "embeddings" / folder / f"{meta.input}-{meta.keyed().cache_key}.parquet"
+    return root / "embeddings" / model_dir_name(meta.id) / f"{meta.input}-{meta.keyed().cache_key}.parquet"
 
 
 def _merge_notes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +95,7 @@ class CachedEncoder:
         if not path.exists():
             return None
         try:
-            stored = GeneEmbeddings.load(path)
+            stored = GeneEmbeddings.load(path, require_hash=True)
         except EmbeddingError as exc:
             warnings.warn(f"embedding cache '{path}' is corrupt ({exc}); its genes will be re-encoded and the file "
                           "rewritten.", stacklevel=2)

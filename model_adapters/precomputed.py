@@ -11,7 +11,10 @@ its file name, size and sha256 (its revision is the sha256's first 12 characters
 
 from __future__ import annotations
 
+import csv
+import gzip
 import logging
+import zlib
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -19,13 +22,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from genebench.embeddings import GeneEmbeddings
-from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.errors import EmbeddingError, MissingSourceError, SourceFormatError
 from genebench.model_info import ModelInfo, file_record
 from genebench.symbols import SymbolMapper
 from genebench.textfiles import open_text
-from model_adapters.base import NOT_IN_TABLE, UNKNOWN_SYMBOL, make_embeddings, split_known
+from model_adapters.base import NON_FINITE, NOT_IN_TABLE, UNKNOWN_SYMBOL, make_embeddings, split_known
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +54,16 @@ def _is_word2vec(path: Path) -> bool:
 
 
 def read_word2vec(path: Path) -> tuple[list[str], np.ndarray]:
-    """Symbols and vectors of a word2vec text file (header line optional)."""
+    """Symbols and vectors of a word2vec text file (header line `n d` optional, and checked when present)."""
     symbols, rows = [], []
+    header = None
     with open_text(path) as handle:
         for number, line in enumerate(handle, 1):
             fields = line.split()
-            if not fields or (number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields)):
+            if number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields):
+                header = (int(fields[0]), int(fields[1]))
+                continue
+            if not fields:
                 continue
             try:
                 rows.append([float(f) for f in fields[1:]])
@@ -66,6 +74,10 @@ def read_word2vec(path: Path) -> tuple[list[str], np.ndarray]:
     if len({len(r) for r in rows}) > 1:
         raise SourceFormatError(f"word2vec file '{path}': expected every line to have the same number of values, "
                                 f"found {sorted({len(r) for r in rows})}.")
+    found = (len(rows), len(rows[0]) if rows else 0)
+    if header is not None and header != found:
+        raise SourceFormatError(f"word2vec file '{path}': its header says {header[0]} vectors of {header[1]} values, "
+                                f"the body holds {found[0]} of {found[1]}; fix the header or the file.")
     return symbols, np.asarray(rows, dtype=np.float32)
 
 
@@ -107,13 +119,22 @@ def _split_frame(frame: pd.DataFrame, source: str, symbol_column: str | None) ->
         if vector_column is not None:
             vectors = np.stack([np.asarray(v, dtype=np.float32) for v in frame[vector_column]])
         else:
-            vectors = frame.drop(columns=[column]).apply(pd.to_numeric).to_numpy(dtype=np.float32)
+            values = frame.drop(columns=[column])
+            try:  # one conversion for the whole block; column by column only to name a bad column
+                vectors = values.to_numpy(dtype=np.float32)
+            except (ValueError, TypeError):
+                vectors = values.apply(pd.to_numeric).to_numpy(dtype=np.float32)
     except (ValueError, TypeError) as exc:
         raise SourceFormatError(
             f"table '{source}': expected a symbol column '{column}' and numeric vector columns, found columns "
             f"{list(frame.columns)[:10]} ({exc}); pass --symbol-column, or one vector column named 'vector'."
         ) from exc
     return symbols, vectors
+
+
+FORMATS = ("CSV or TSV (gzipped too), parquet, .npy with --index, word2vec text, or a Hugging Face dataset "
+           "(see `genebench run --help`)")
+_PICKLE_PROTOCOLS = frozenset(range(2, 6))
 
 
 def read_table(path: str | Path, *, index: str | Path | None = None, symbol_column: str | None = None,
@@ -123,12 +144,42 @@ def read_table(path: str | Path, *, index: str | Path | None = None, symbol_colu
     Returns:
         (symbols, vectors of shape (n, d), the table's record: `file_record` of each file, or a dataset's
         name and fingerprint).
+
+    Raises:
+        MissingSourceError: no such file or dataset.
+        SourceFormatError: a file in none of `FORMATS`, damaged, empty, or holding vectors of unequal length.
     """
     path = Path(path)
     if path.is_dir() or (not path.exists() and str(path).count("/") == 1 and not path.suffix):
         return _read_dataset(path, symbol_column, split)
     if not path.exists():
         raise MissingSourceError(f"embedding table '{path}': file not found; pass an existing file or dataset id.")
+    if not path.is_file():
+        raise SourceFormatError(f"embedding table '{path}': expected a file, found a special file.")
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    if len(head) == 2 and head[0] == 0x80 and head[1] in _PICKLE_PROTOCOLS:
+        raise SourceFormatError(f"embedding table '{path}': a Python pickle, which genebench never loads (it could run "
+                                f"code); save it as one of {FORMATS}.")
+    try:
+        symbols, vectors, version = _read_file(path, index, symbol_column)
+    except (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile, pd.errors.ParserError,
+            pd.errors.EmptyDataError, pa.ArrowException, EmbeddingError, ValueError, TypeError) as exc:
+        if isinstance(exc, SourceFormatError):
+            raise
+        if isinstance(exc, EmbeddingError):
+            raise SourceFormatError(str(exc)) from exc
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SourceFormatError(f"embedding table '{path}': cannot be read as a table of vectors ({reason}); "
+                                f"expected {FORMATS}.") from exc
+    if len(symbols) == 0 or vectors.size == 0:
+        raise SourceFormatError(f"embedding table '{path}': holds no vectors ({len(symbols)} rows, shape "
+                                f"{vectors.shape}); expected one row per gene with its vector.")
+    return symbols, vectors, version
+
+
+def _read_file(path: Path, index: str | Path | None,
+               symbol_column: str | None) -> tuple[list[str], np.ndarray, dict[str, Any]]:
     version: dict[str, Any] = {"table": file_record(path)}
     suffixes = [s for s in path.suffixes if s != ".gz"]
     kind = suffixes[-1] if suffixes else ""
@@ -136,11 +187,13 @@ def read_table(path: str | Path, *, index: str | Path | None = None, symbol_colu
         if index is None:
             raise SourceFormatError(f"embedding table '{path}': a .npy file needs an index of symbols; pass "
                                     "--index FILE with one symbol per line, in row order.")
-        symbols = [line.strip() for line in Path(index).read_text().splitlines() if line.strip()]
+        symbols = [line.strip() for line in Path(index).read_text(encoding="utf-8").splitlines() if line.strip()]
         vectors = np.load(path, allow_pickle=False)
         if vectors.ndim != 2 or len(vectors) != len(symbols):
             raise SourceFormatError(f"embedding table '{path}': expected shape ({len(symbols)}, d) to match index "
                                     f"'{index}', found {vectors.shape}.")
+        if not np.issubdtype(vectors.dtype, np.number):
+            raise SourceFormatError(f"embedding table '{path}': expected a numeric array, found dtype {vectors.dtype}.")
         return symbols, vectors.astype(np.float32), {**version, "index": file_record(index)}
     if kind == ".parquet":
         import pyarrow.parquet as pq
@@ -152,8 +205,37 @@ def read_table(path: str | Path, *, index: str | Path | None = None, symbol_colu
     if _is_word2vec(path):
         return (*read_word2vec(path), version)
     sep = "\t" if kind in (".tsv", ".txt") else ","
+    numeric = _read_numeric_text(path, sep, symbol_column)
+    if numeric is not None:
+        return (*numeric, version)
     frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], dtype={symbol_column or 0: str})
     return (*_split_frame(frame, str(path), symbol_column), version)
+
+
+def _read_numeric_text(path: Path, sep: str, symbol_column: str | None) -> tuple[list[str], np.ndarray] | None:
+    """A delimited table of a named symbol column and numeric columns, parsed row by row (pandas takes a minute
+    over 100,000 columns); None when the table is anything else, for `_split_frame` to read or explain."""
+    named = {name.lower() for name in SYMBOL_COLUMNS}
+    with open_text(path) as handle:
+        rows = csv.reader(handle, delimiter=sep)
+        header = next(rows, None)
+        if not header or any(c in header for c in VECTOR_COLUMNS):
+            return None
+        column = symbol_column or next((c for c in header if c.lower() in named), None)
+        if column not in header:
+            return None
+        at = header.index(column)
+        symbols, vectors = [], []
+        for row in rows:
+            if len(row) != len(header):
+                return None
+            symbols.append(row[at])
+            values = row[:at] + row[at + 1:]
+            try:
+                vectors.append(np.asarray([v or "nan" for v in values], dtype=np.float32))
+            except ValueError:
+                return None
+    return symbols, np.stack(vectors) if vectors else np.zeros((0, len(header) - 1), np.float32)
 
 
 def _read_dataset(path: Path, symbol_column: str | None, split: str) -> tuple[list[str], np.ndarray, dict[str, Any]]:
@@ -167,6 +249,20 @@ def _read_dataset(path: Path, symbol_column: str | None, split: str) -> tuple[li
         loaded = loaded[split]
     version = {"dataset": path.name, "fingerprint": loaded._fingerprint}
     return (*_split_frame(loaded.to_pandas(), str(path), symbol_column), version)
+
+
+def _check_duplicates(symbols: list[str], vectors: np.ndarray, path: Path) -> list[int]:
+    """The first row of each symbol; a symbol listed again with a different vector is refused (identical repeats
+    are harmless)."""
+    first: dict[str, int] = {}
+    for row, symbol in enumerate(symbols):
+        if symbol not in first:
+            first[symbol] = row
+        elif not np.array_equal(vectors[row], vectors[first[symbol]], equal_nan=True):
+            raise SourceFormatError(f"embedding table '{path}': symbol '{symbol}' is listed on rows "
+                                    f"{first[symbol] + 1} and {row + 1} with different vectors; keep one row per "
+                                    "symbol.")
+    return list(first.values())
 
 
 class PrecomputedAdapter:
@@ -192,13 +288,28 @@ class PrecomputedAdapter:
         self.split = split
 
     @cached_property
-    def _table(self) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, int]]:
-        """(current symbol -> vector, the table's record, counts of what normalisation did)."""
+    def _table(self) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, int], set[str]]:
+        """(current symbol -> vector, the table's record, counts of what normalisation did, current symbols whose
+        rows hold NaN or infinite values).
+
+        A symbol listed twice with different vectors is an error (which one is meant?); an outdated symbol that
+        renames onto a gene the table also lists loses to it, with a warning.
+        """
         symbols, vectors, version = read_table(self.path, index=self.index, symbol_column=self.symbol_column,
                                                split=self.split)
+        first = _check_duplicates(symbols, vectors, self.path)
         finite = np.isfinite(vectors).all(axis=1)
-        table, report, n_duplicate = SymbolMapper(self.hgnc).rekey(
-            (symbol, vector) for symbol, vector, ok in zip(symbols, vectors, finite) if ok)
+        mapper = SymbolMapper(self.hgnc)
+        table, report, n_duplicate = mapper.rekey(
+            (symbols[row], vectors[row]) for row in first if finite[row])
+        bad = [symbols[row] for row in first if not finite[row]]
+        non_finite = {current for current in mapper.resolve(bad).mapping.values() if current not in table}
+        if n_duplicate:
+            logger.warning("table '%s': %d rows name a gene another row already names once symbols are updated; "
+                           "the row with the current symbol is kept", self.path, n_duplicate)
+        if non_finite:
+            logger.warning("table '%s': %d genes have NaN or infinite values and are reported missing as %s, e.g. %s",
+                           self.path, len(non_finite), NON_FINITE, sorted(non_finite)[:3])
         counts = {"n_rows": len(symbols), "n_renamed": len(report.renamed), "n_ambiguous": len(report.ambiguous),
                   "n_unknown": len(report.unknown), "n_duplicate": n_duplicate, "n_non_finite": int((~finite).sum())}
         logger.info("table '%s': %s", self.path, counts)
@@ -208,12 +319,12 @@ class PrecomputedAdapter:
         if report.ambiguous:
             logger.warning("table '%s': %d symbols are ambiguous, e.g. %s", self.path, len(report.ambiguous),
                            list(report.ambiguous.items())[:3])
-        return table, version, counts
+        return table, version, counts, non_finite
 
     @cached_property
     def meta(self) -> ModelInfo:
         """The table's file name, size and sha256 (revision: the sha256's prefix), or a dataset's fingerprint."""
-        table, record, _ = self._table
+        table, record, _, _ = self._table
         dim = len(next(iter(table.values()))) if table else None
         revision = record["table"]["sha256"][:12] if "table" in record else record["fingerprint"]
         return ModelInfo(id=self.path.name, revision=revision, input="precomputed", pooling="none", dim=dim,
@@ -222,8 +333,9 @@ class PrecomputedAdapter:
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """The table's vectors for `symbols`; genes it lacks are reported missing."""
         known, unknown = split_known(symbols, self.hgnc)
-        table, _, counts = self._table
+        table, _, counts, non_finite = self._table
         genes = [s for s in known if s in table]
         vectors = np.stack([table[s] for s in genes]) if genes else np.zeros((0, self.meta.dim or 0))
-        absent = [s for s in known if s not in table]
-        return make_embeddings(self.meta, genes, vectors, {UNKNOWN_SYMBOL: unknown, NOT_IN_TABLE: absent}, **counts)
+        absent = [s for s in known if s not in table and s not in non_finite]
+        missing = {UNKNOWN_SYMBOL: unknown, NOT_IN_TABLE: absent, NON_FINITE: [s for s in known if s in non_finite]}
+        return make_embeddings(self.meta, genes, vectors, missing, **counts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genebench.cli.options import HelpFormatter
+from genebench.cli.options import HelpFormatter, hub_repo_id, int_at_least
 from genebench.constants import DEFAULT_SEED, N_FOLDS
 
 BUILD_EPILOG = """\
@@ -43,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="RefSeq gene summaries to bundle as a description source "
                             "(default: --sources DIR/refseq_summaries/ when present)")
     build.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the fold assignment")
-    build.add_argument("--n-folds", type=int, default=N_FOLDS, help="number of cross-validation folds")
+    build.add_argument("--n-folds", type=int_at_least(2), default=N_FOLDS,
+                       help="number of cross-validation folds (at least 2)")
     build.add_argument("--no-controls", action="store_true",
                        help="skip scoring the control baselines (run `genebench controls --data DIR` later)")
     build.set_defaults(handler=run_build)
@@ -53,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                  description="Verify a built folder against its manifest, then upload it unchanged "
                                              "in one commit to a Hugging Face dataset repository.")
     push.add_argument("folder", type=Path, metavar="DIR", help="a folder written by `genebench build`")
-    push.add_argument("--repo", required=True, metavar="ORG/NAME", help="Hub dataset repository id")
+    push.add_argument("--repo", required=True, type=hub_repo_id, metavar="ORG/NAME",
+                      help="Hub dataset repository id")
     push.add_argument("--private", action="store_true", help="create the repository as private")
     push.add_argument("--message", default="Upload genebench data", help="commit message")
     push.set_defaults(handler=run_push)

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from genebench.cli.options import hub_repo_id
 from genebench.errors import MissingSourceError, SubmissionError
 
 if TYPE_CHECKING:  # the leaderboard (and huggingface_hub) load only when a leaderboard command runs
@@ -71,7 +72,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "results_dirs", nargs="*", type=Path, metavar="RESULTS_DIR", help="`genebench run --out` folders"
     )
     build.add_argument("--out", type=Path, required=True, help="site folder to write (created if needed)")
-    build.add_argument("--from-hub", metavar="REPO", help="also read every merged submission of this Hub dataset repo")
+    build.add_argument("--from-hub", metavar="REPO", type=hub_repo_id,
+                       help="also read every merged submission of this Hub dataset repo")
     _add_data_args(build, allow_unverified=False)
     build.set_defaults(handler=run_build)
 
@@ -82,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     submit.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="a `genebench run --out` folder")
-    submit.add_argument("--repo", required=True, metavar="ORG/NAME", help="submissions dataset repo on the Hub")
+    submit.add_argument("--repo", required=True, type=hub_repo_id, metavar="ORG/NAME",
+                        help="submissions dataset repo on the Hub")
     submit.add_argument("--dry-run", action="store_true", help="validate only; upload nothing")
     _add_data_args(submit, allow_unverified=True)
     submit.set_defaults(handler=run_submit)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 
 from genebench.constants import ENGINES
 from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
@@ -75,6 +76,42 @@ def open_data_from_args(args: argparse.Namespace):
     from genebench.data import open_data
 
     return open_data(args.data, revision=args.data_revision)
+
+
+def int_at_least(minimum: int):
+    """An argparse `type` accepting integers >= `minimum`, with a message that says so.
+
+    >>> int_at_least(2)("5")
+    5
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, found {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, found {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
+_PART = r"[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
+_REPO_ID = re.compile(rf"^{_PART}/{_PART}$")
+
+
+def hub_repo_id(text: str) -> str:
+    """An argparse `type` for a Hub repository id, 'org/name' (no path, no '..').
+
+    >>> hub_repo_id("genebench/genebench-results")
+    'genebench/genebench-results'
+    """
+    if len(text) > 96 or not _REPO_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a Hub repository id 'org/name' (letters, digits, '-', '_', "
+                                         f"'.'), found {text!r}")
+    return text
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

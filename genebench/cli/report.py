@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genebench.cli.options import HelpFormatter, add_exclude_flagged_arg
+from genebench.cli.options import HelpFormatter, add_exclude_flagged_arg, int_at_least
 
 REPORT_EPILOG = """\
 examples:
@@ -41,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
     compare.add_argument("--a", required=True, metavar="MODEL", help="first model (as named in `genebench report`)")
     compare.add_argument("--b", required=True, metavar="MODEL", help="second model")
-    compare.add_argument("--top", type=int, default=10, help="how many most-different tasks to list")
-    compare.add_argument("--n-boot", type=int, default=10_000, help="bootstrap resamples")
+    compare.add_argument("--top", type=int_at_least(1), default=10, help="how many most-different tasks to list")
+    compare.add_argument("--n-boot", type=int_at_least(1), default=10_000, help="bootstrap resamples")
     add_exclude_flagged_arg(compare)
     compare.set_defaults(handler=run_compare)
 
@@ -58,6 +58,11 @@ def run_report(args: argparse.Namespace) -> int:
     note = flagged_note(results, excluded=args.exclude_flagged)
     if note:
         print(note)
+    unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "task"])
+    if len(unscored):
+        listed = "; ".join(f"{row.model} '{row.task}' ({row.skipped})" for row in unscored.head(5).itertuples())
+        print(f"\n{len(unscored)} tasks have no score and are left out of the tables: {listed}"
+              f"{' ...' if len(unscored) > 5 else ''}")
     print(f"\nwrote {len(written)} files to {args.out}/ (report.html, tables, heatmap and category figures)")
     return 0
 

@@ -28,6 +28,7 @@ examples:
   genebench run --model facebook/esm2_t33_650M_UR50D --input protein --category "protein properties"
   genebench run --model ctheodoris/Geneformer --input token --vocabulary token_dictionary.pkl
   genebench run --model gene2vec.txt --input precomputed --name my-lab/gene2vec --tasks "TF vs non-TF" Pathways
+  genebench run --model vectors.npy --index symbols.txt --input precomputed --name my-lab/vectors
   genebench run --config model.yaml            # the same settings, from a file (see README)
   genebench run --config model.yaml --engine ray --ray-address auto   # on a Ray cluster (docs/scaling.md)
 

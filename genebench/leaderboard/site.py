@@ -19,7 +19,9 @@ import pandas as pd
 
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, revision_id, revision_task_count, standings
+from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
+from genebench.report import plain_text
 from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
 
 logger = logging.getLogger(__name__)
@@ -111,6 +113,7 @@ def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "model", "category", "type", "task", "mean", "std"])
 
 
+@plain_text
 def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
     """Draw models × categories mean AUC (over tasks) as a PNG at `path` (`genebench.report.category_heatmap`),
     rows in the frame's model order."""
@@ -242,7 +245,8 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
     Args:
         runs: Validated runs (see `validate_results`).
         out_dir: Output folder; created if needed, files in it are replaced one by one, atomically.
-        figures: Extra report figures (PNG/SVG) to show after the generated heatmap.
+        figures: Extra report figures (PNG/SVG) to show after the generated heatmap; each is re-encoded or
+            sanitised (`clean_figure`), or dropped with a warning.
 
     Returns:
         The path of `index.html`.
@@ -268,7 +272,11 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         shown.append(("figures/heatmap_categories.png", "Mean ROC AUC over tasks, models \u00d7 categories"))
     for i, figure in enumerate(figures):
         name = check_safe_name(f"{i:02d}_{figure.name}", what="figure file")
-        write_atomic(out / "figures" / name, figure.read_bytes())
+        try:
+            write_atomic(out / "figures" / name, clean_figure(figure))
+        except FigureError as exc:
+            logger.warning("Dropped figure %s: %s; only re-encodable PNGs and SVGs are published.", figure, exc)
+            continue
         shown.append((_href("figures", name), figure_caption(figure)))
     page = (ASSETS_DIR / "index.html").read_text(encoding="utf-8")
     page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown)))

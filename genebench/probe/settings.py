@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
@@ -68,12 +69,14 @@ class ProbeSettings:
         for name, (low, high, interval) in _BOUNDS.items():
             value = getattr(self, name)
             is_int = isinstance(low, int)
-            ok = isinstance(value, int) if is_int else isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = isinstance(value, int if is_int else (int, float)) and not isinstance(value, bool)
             if ok:
-                ok = (value >= low if is_int else value > low) and (high is None or value <= high)
+                ok = math.isfinite(value) and (value >= low if is_int else value > low) and (high is None
+                                                                                             or value <= high)
             if not ok:
-                raise ValueError(f"ProbeSettings.{name}: expected {'an int' if is_int else 'a number'} in {interval}, "
-                                 f"found {value!r}; pass a value in range.")
+                kind = "an int" if is_int else "a finite number"
+                raise ValueError(f"ProbeSettings.{name}: expected {kind} in {interval}, found {value!r}; pass a value "
+                                 "in range.")
         for name, choices in _CHOICES.items():
             value = getattr(self, name)
             if value not in choices:

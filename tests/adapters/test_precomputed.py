@@ -88,7 +88,7 @@ def test_non_finite_rows_are_dropped_not_served(hgnc, tmp_path):
     path.write_text("symbol,a,b\nTP53,1,\nEGFR,2,3\n")
     result = PrecomputedAdapter(path, hgnc=hgnc).encode(["TP53", "EGFR"])
     assert result.symbols.tolist() == ["EGFR"]
-    assert result.missing == {"not_in_table": ["TP53"]} and result.model.notes["n_non_finite"] == 1
+    assert result.missing == {"non_finite_vector": ["TP53"]} and result.model.notes["n_non_finite"] == 1
 
 
 def test_bad_tables_are_reported(hgnc, tmp_path):

@@ -126,7 +126,7 @@ def test_a_setting_that_does_not_apply_fails_early_and_leaves_the_folder_free(ca
     out = tmp_path / "results"
     base = ["run", "--data", data, "--input", "random", "--tasks", "TF vs non-TF", "--out", out]
     code, _, err = run(capsys, *base, "--C", "-1")
-    assert code == 2 and "probe settings {'C': -1.0}: ProbeSettings.C: expected a number in (0, inf)" in err
+    assert code == 2 and "probe settings {'C': -1.0}: ProbeSettings.C: expected a finite number in (0, inf)" in err
     code, _, err = run(capsys, *base, "--dtype", "bfloat16")
     assert code == 2 and "input kind 'random' has no setting 'dtype'; its settings are dim, seed" in err
     assert not (out / "run_config.yaml").exists()

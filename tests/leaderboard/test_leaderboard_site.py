@@ -58,16 +58,20 @@ def test_skipped_task_has_no_score(make_results) -> None:
     assert leaderboard_data(runs)["scores"]["ctheodoris__Geneformer/main"]["HLA class I vs class II"] is None
 
 
-def test_build_site_writes_page_assets_figures_and_model_files(make_results, tmp_path: Path) -> None:
+def test_build_site_writes_page_assets_figures_and_model_files(make_results, tmp_path: Path, caplog) -> None:
+    from PIL import Image
+
     root = make_results()
     (root / "report").mkdir()
-    Path(root / "report" / "auc_by_task_type.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    Image.new("RGB", (4, 3), "red").save(root / "report" / "auc_by_task_type.png")
+    (root / "report" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
     (root / "report" / "not_really.png").write_text("<script>alert(1)</script>")
     (root / "report" / "categories.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
     figures = find_figures([root])
-    assert [f.name for f in figures] == ["auc_by_task_type.png", "categories.svg"]
+    assert [f.name for f in figures] == ["auc_by_task_type.png", "broken.png", "categories.svg"]
     runs = validate_results(root)
     index = build_site(runs, tmp_path / "site", figures=figures)
+    assert "Dropped figure" in caplog.text and "broken.png: not a decodable PNG" in caplog.text
     site = index.parent
     html = index.read_text()
     block = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', html, re.S).group(1)
@@ -77,7 +81,7 @@ def test_build_site_writes_page_assets_figures_and_model_files(make_results, tmp
     assert [f["src"] for f in data["figures"]] == [
         "figures/heatmap_categories.png",
         "figures/00_auc_by_task_type.png",
-        "figures/01_categories.svg",
+        "figures/02_categories.svg",
     ]
     assert (site / "figures" / "heatmap_categories.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (site / "assets" / "leaderboard.js").is_file() and (site / "assets" / "leaderboard.css").is_file()

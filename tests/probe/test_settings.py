@@ -6,10 +6,14 @@ from genebench.probe.settings import ProbeSettings
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
-    ("C", 0.0, r"ProbeSettings.C: expected a number in \(0, inf\), found 0.0"),
-    ("tol", -1.0, r"ProbeSettings.tol: expected a number in \(0, inf\)"),
+    ("C", 0.0, r"ProbeSettings.C: expected a finite number in \(0, inf\), found 0.0"),
+    ("tol", -1.0, r"ProbeSettings.tol: expected a finite number in \(0, inf\)"),
     ("max_iter", 0, r"ProbeSettings.max_iter: expected an int in \[1, inf\), found 0"),
     ("max_iter", 2.5, r"expected an int"),
+    ("max_iter", True, r"expected an int in \[1, inf\), found True"),
+    ("C", float("inf"), r"ProbeSettings.C: expected a finite number in \(0, inf\), found inf"),
+    ("tol", float("inf"), r"ProbeSettings.tol: expected a finite number in \(0, inf\), found inf"),
+    ("ridge_alpha", float("nan"), r"ProbeSettings.ridge_alpha: expected a finite number in \(0, inf\), found nan"),
     ("min_covered", 1, r"min_covered: expected an int in \[2, inf\)"),
     ("pair_mode", "sum", r"ProbeSettings.pair_mode: expected one of \['mean', 'concat'\], found 'sum'"),
     ("categorical", "softmax", r"expected one of \['multinomial', 'ovr'\]"),
