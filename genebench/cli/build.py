@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genebench.cli.options import HelpFormatter, hub_repo_id, int_at_least
+from genebench.cli.options import HelpFormatter, int_at_least
 from genebench.constants import DEFAULT_SEED, N_FOLDS
 
 BUILD_EPILOG = """\
@@ -54,8 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                  description="Verify a built folder against its manifest, then upload it unchanged "
                                              "in one commit to a Hugging Face dataset repository.")
     push.add_argument("folder", type=Path, metavar="DIR", help="a folder written by `genebench build`")
-    push.add_argument("--repo", required=True, type=hub_repo_id, metavar="ORG/NAME",
-                      help="Hub dataset repository id")
+    push.add_argument("--repo", required=True, metavar="ORG/NAME", help="Hub dataset repository id")
     push.add_argument("--private", action="store_true", help="create the repository as private")
     push.add_argument("--message", default="Upload genebench data", help="commit message")
     push.set_defaults(handler=run_push)
