@@ -86,14 +86,18 @@ def test_perturbqa_tests_unseen_perturbations_so_identity_is_chance():
     assert identity_scores(task, ProbeSettings()).scores["auc_per_gene"].mean == pytest.approx(0.5)
 
 
-def test_bundled_snapshot_ships_the_identity_control_for_every_pair_task():
+def test_bundled_snapshot_ships_every_control():
     data = open_data()
-    assert data.manifest["controls"]["names"] == ["identity"]
+    assert data.manifest["controls"]["names"] == ["name", "identity", "random"]
     pairs = [meta for meta in data.tasks() if len(meta.entity_types) == 2]
-    assert len(pairs) == 12 and all(set(meta.controls) == {"identity"} for meta in pairs)
-    assert data.metadata("Gene2Gene").controls["identity"] > 0.9 and data.metadata("Gene2Gene").is_shortcut_solvable
-    assert data.metadata("Gene2Gene (cold genes)").controls["identity"] == pytest.approx(0.5)
-    assert data.manifest["controls"]["shortcut_solvable"] == {"Gene2Gene": ["identity", pytest.approx(0.976, abs=1e-3)]}
+    assert len(pairs) == 12 and all("identity" in meta.controls for meta in pairs)
+    assert all({"name", "random"} <= set(meta.controls) for meta in data.tasks())
+    assert data.metadata("HLA class I vs class II").controls["name"] == pytest.approx(1.0)
+    assert data.metadata("HLA class I vs class II").is_shortcut_solvable
+    assert data.metadata("Gene2Gene").controls["identity"] == pytest.approx(0.976, abs=1e-3)
+    cold = data.metadata("Gene2Gene (cold genes)").controls
+    assert cold["identity"] == pytest.approx(0.5) and abs(cold["random"] - 0.5) < 0.03
+    assert max(meta.controls["random"] for meta in data.tasks() if meta.name != "Gene2Gene") < 0.8
     data.verify()
 
 
