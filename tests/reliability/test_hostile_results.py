@@ -129,3 +129,18 @@ def test_a_truncated_result_is_named(cli, results_copy, tmp_path):
     first.write_bytes(first.read_bytes()[:100])
     fails(cli("report", results_copy, "--out", tmp_path / "report"), "report", f"result file '{first}'",
           "expected a genebench TaskResult JSON")
+
+
+def test_a_run_with_another_probe_scale_is_refused_then_recomputed(cli, tmp_path):
+    out = tmp_path / "results"
+    assert cli("run", "--input", "random", "--tasks", TASK, "--out", out).code == 0
+    assert [json.loads(p.read_text())["probe"]["scale"] for p in result_files(out)] == ["none"]  # the paper's
+    before = snapshot(out)
+    fails(cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--scale", "standard"), "run",
+          "probe scale standard vs none", "--overwrite always")
+    assert snapshot(out) == before
+    replaced = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--scale", "standard", "--overwrite",
+                   "always")
+    assert replaced.code == 0
+    assert [json.loads(p.read_text())["probe"]["scale"] for p in result_files(out)] == ["standard"]
+    no_partial_files(out)
