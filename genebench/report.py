@@ -238,6 +238,12 @@ def save_figure(figure, path: Path, formats: Sequence[str] = ("png", "svg")) -> 
     return written
 
 
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """A table as markdown, cells as written ("+0.000" lifts keep their sign), numbers right-aligned."""
+    align = ["right" if pd.api.types.is_numeric_dtype(table[c]) or c == "lift" else "left" for c in table.columns]
+    return table.to_markdown(index=False, disable_numparse=True, colalign=align)
+
 def write_report(results: pd.DataFrame, out: str | Path, *, exclude_flagged: bool = False) -> list[Path]:
     """Write tables (markdown, CSV, HTML) and figures (PNG, SVG) for every model in `results`.
 
@@ -250,7 +256,7 @@ def write_report(results: pd.DataFrame, out: str | Path, *, exclude_flagged: boo
     tables = {"categories": category_table(summarised), "tasks": per_task_table(results)}
     written = []
     for name, table in tables.items():
-        markdown = table.to_markdown(index=False, disable_numparse=True)  # "+0.000" lifts stay as written
+        markdown = markdown_table(table)
         for suffix, text in ((".md", markdown), (".csv", table.to_csv(index=False))):
             written.append(write_atomic(out / f"{name}{suffix}", text))
     written.append(write_atomic(out / "report.html", _html(tables)))

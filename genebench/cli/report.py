@@ -48,13 +48,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from genebench.report import category_table, flagged_note, write_report
+    from genebench.report import category_table, flagged_note, markdown_table, write_report
     from genebench.results import drop_flagged, load_results
 
     results = load_results(args.results)
     written = write_report(results, args.out, exclude_flagged=args.exclude_flagged)
     table = category_table(drop_flagged(results) if args.exclude_flagged else results)
-    print(table.to_markdown(index=False, disable_numparse=True))  # "+0.000" lifts stay as written
+    print(markdown_table(table))
     note = flagged_note(results, excluded=args.exclude_flagged)
     if note:
         print(note)

@@ -151,7 +151,7 @@ def run_encode(args: argparse.Namespace) -> int:
 
 def run_run(args: argparse.Namespace) -> int:
     from genebench import pipeline
-    from genebench.report import flagged_note, plot_categories
+    from genebench.report import flagged_note, markdown_table, plot_categories
     from genebench.results import drop_flagged, model_dir_name
 
     config = config_from_args(args)
@@ -164,7 +164,7 @@ def run_run(args: argparse.Namespace) -> int:
     print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
           f"{data.revision['data_hash']}\n")
     summary = pipeline.paper_table(drop_flagged(table) if args.exclude_flagged else table)
-    print(summary.to_markdown(index=False, disable_numparse=True))  # "+0.000" lifts stay as written
+    print(markdown_table(summary))
     if "descriptions" in done.model.notes:
         print(pipeline.descriptions_line(done.model.notes["descriptions"]))
     note = flagged_note(table, excluded=args.exclude_flagged)
