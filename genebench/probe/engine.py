@@ -95,17 +95,18 @@ def restrict_genes(embeddings: GeneEmbeddings, *, include: Iterable[str] | None 
 class _Table:
     """A checked embedding table: symbol lookup and its preconditioning basis, computed once."""
 
-    def __init__(self, embeddings: GeneEmbeddings, name: str) -> None:
+    def __init__(self, embeddings: GeneEmbeddings, name: str, scale: Scale) -> None:
         self.embeddings, self.report = check_embeddings(embeddings, name=name)
-        self.name = name
+        self.name, self.scale = name, scale
         self.index = pd.Index(np.asarray(self.embeddings.symbols, dtype=str))  # unique: duplicates were merged
-        self._bases: dict[str, Basis] = {}
+        self._basis: Basis | None = None
 
-    def basis(self, scale: Scale) -> Basis:
-        """The preconditioning basis of the table's vectors for `scale`, computed once."""
-        if scale not in self._bases:
-            self._bases[scale] = Basis.from_features(self.embeddings.vectors, scale=scale)
-        return self._bases[scale]
+    @property
+    def basis(self) -> Basis:
+        """The preconditioning basis of the table's vectors for the probe's `scale`, computed once."""
+        if self._basis is None:
+            self._basis = Basis.from_features(self.embeddings.vectors, scale=self.scale)
+        return self._basis
 
     def rows(self, symbols: np.ndarray) -> np.ndarray:
         """Row of each symbol in the table, -1 where it has no vector."""
@@ -158,7 +159,7 @@ class _Features:
         return Coverage(n_covered=len(self.rows), n_task=self.n_task, fraction=len(self.rows) / max(self.n_task, 1),
                         missing_genes=self.missing)
 
-    def matrix(self, scale: Scale) -> tuple[np.ndarray | PairDesign, Basis | None]:
+    def matrix(self) -> tuple[np.ndarray | PairDesign, Basis | None]:
         """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis.
 
         Pair rows stay a `PairDesign` over the two tables: the logistic solver never builds their dense matrix
@@ -166,12 +167,12 @@ class _Features:
         """
         (first, rows), *rest = self._parts
         if self.mode == "single":
-            return first.embeddings.vectors[rows], first.basis(scale)
+            return first.embeddings.vectors[rows], first.basis
         second, second_rows = rest[0]
         X = PairDesign((first.embeddings.vectors, second.embeddings.vectors), (rows, second_rows), self.mode)
         if self.mode == "concat":
-            return X, first.basis(scale).concat(second.basis(scale))
-        return X, first.basis(scale) if first is second else None
+            return X, first.basis.concat(second.basis)
+        return X, first.basis if first is second else None
 
 
 def summarise_folds(per_fold: list[dict[str, float]]) -> dict[str, MetricScores]:
@@ -202,8 +203,9 @@ class ProbeEngine:
     def __init__(self, embeddings: GeneEmbeddings, settings: ProbeSettings,
                  partner_embeddings: GeneEmbeddings | None = None) -> None:
         self.settings = settings
-        self.tables = [_Table(embeddings, "embeddings"),
-                       _Table(partner_embeddings, "partner_embeddings") if partner_embeddings is not None else None]
+        self.tables = [_Table(embeddings, "embeddings", settings.scale),
+                       _Table(partner_embeddings, "partner_embeddings", settings.scale)
+                       if partner_embeddings is not None else None]
         self.device = _resolve_device(settings.device)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -218,7 +220,7 @@ class ProbeEngine:
         them instead of computing them again."""
         for table in self.tables:
             if table is not None:
-                table.basis(self.settings.scale)
+                table.basis  # noqa: B018 (computed on first access)
         return self
 
     def score_unit(self, unit: Sequence[Task]) -> Iterator[TaskScores]:
@@ -252,7 +254,7 @@ class ProbeEngine:
         result.diagnostics = {"embeddings": self.tables[0].report}
         held_out = None
         if result.skipped is None:
-            X, basis = features.matrix(self.settings.scale)
+            X, basis = features.matrix()
             held_out, fit_info = self._fit(task, X, labels, folds, basis)
             result.diagnostics |= fit_info
             result.scores = self._metrics(task, labels, folds, held_out, features)
