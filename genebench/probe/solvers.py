@@ -277,12 +277,6 @@ class _Problems:
         params[sh.d] = xp.log(share) if sh.multinomial else xp.log(share) - xp.log1p(-share)
         return params
 
-    def _raw(self, params: Any) -> tuple[Any, Any]:
-        """Coefficients and offsets on the raw features: (d, P, width) and (P, width)."""
-        xp = self.shared.xp
-        coef = params[: self.shared.d] / self.spread
-        return coef, params[self.shared.d] - xp.sum(self.mean * coef, axis=0)
-
     def _chunks(self) -> list[np.ndarray]:
         per_chunk = max(1, _CHUNK_VALUES // (self.shared.n * self.shared.width))
         return [np.arange(i, min(i + per_chunk, self.size)) for i in range(0, self.size, per_chunk)]
@@ -290,7 +284,8 @@ class _Problems:
     def _logits(self, params: Any, X: Any) -> Any:
         """Decision values of `X`'s rows under every problem, shape (rows, P, width)."""
         xp, sh = self.shared.xp, self.shared
-        coef, offset = self._raw(params)
+        coef = params[: sh.d] / self.spread  # back to the raw features: centring and scaling folded in
+        offset = params[sh.d] - xp.sum(self.mean * coef, axis=0)
         flat = xp.reshape(xp.astype(coef, xp.float32), (sh.d, -1))
         z = X @ flat + xp.astype(xp.reshape(offset, (1, -1)), xp.float32)
         return xp.reshape(z, (X.shape[0], self.size, sh.width))
