@@ -29,8 +29,8 @@ from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.metrics import classification_scores, regression_scores
 from genebench.probe.design import PairDesign
-from genebench.probe.settings import ProbeSettings
-from genebench.probe.solvers import Basis, Scale, fit_logistic, fit_ridge
+from genebench.probe.settings import ProbeSettings, Scale
+from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
 from genebench.results import Coverage, MetricScores
 from genebench.tasks.task import Task

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+Scale = Literal["none", "standard"]
+"""How probe features are scaled: "none" (raw, the paper's protocol) or "standard" (per fold)."""
 
 _BOUNDS: dict[str, tuple[float, float | None, str]] = {
     "C": (0.0, None, "(0, inf)"),
@@ -17,7 +20,7 @@ _BOUNDS: dict[str, tuple[float, float | None, str]] = {
 """Parameter -> (lower, upper, interval as written). A lower bound of 0.0 is open, an integer one closed."""
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "scale": ("none", "standard"),
+    "scale": get_args(Scale),
     "categorical": ("multinomial", "ovr"),
     "pair_mode": ("mean", "concat"),
     "ordered_pair_mode": ("concat", "mean"),
@@ -53,7 +56,7 @@ class ProbeSettings:
         0.5
     """
 
-    scale: Literal["none", "standard"] = "none"
+    scale: Scale = "none"
     C: float = 1.0
     tol: float = 1e-4
     max_iter: int = 5000

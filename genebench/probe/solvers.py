@@ -25,15 +25,14 @@ serves both. All reductions have a fixed order, so a run repeats bit for bit on 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import array_api_compat
 import numpy as np
 import scipy.linalg
 
 from genebench.probe.design import PairDesign
-
-Scale = Literal["none", "standard"]
+from genebench.probe.settings import Scale
 
 _ARMIJO = 1e-4
 _NOISE = 1e-6
