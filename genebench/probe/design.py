@@ -18,7 +18,8 @@ from scipy.sparse.linalg import LinearOperator
 class PairDesign(LinearOperator):
     """Rows ``[A[a_i] | B[b_i]]`` ("concat") or ``(A[a_i] + B[b_i]) / 2`` ("mean"), as a linear operator.
 
-    Supports ``X @ W``, ``X.T @ R``, ``X.shape``, dense row blocks ``X[rows]`` and ``np.asarray(X)``.
+    Supports ``X @ W``, ``X.T @ R``, ``X.shape``, dense row blocks ``X[rows]``, a design of some of the pairs
+    (``X.take(rows)``) and ``np.asarray(X)``.
 
     Args:
         tables: the two embedding tables (the same array for gene-gene pairs), float32.
@@ -34,18 +35,33 @@ class PairDesign(LinearOperator):
 
     def __init__(self, tables: tuple[np.ndarray, np.ndarray], rows: tuple[np.ndarray, np.ndarray],
                  mode: Literal["concat", "mean"]) -> None:
-        first, second = (np.ascontiguousarray(t, dtype=np.float32) for t in tables)
+        first = np.ascontiguousarray(tables[0], dtype=np.float32)
+        second = first if tables[1] is tables[0] else np.ascontiguousarray(tables[1], dtype=np.float32)
         if mode == "mean" and first.shape[1] != second.shape[1]:
             raise ValueError(f"PairDesign: 'mean' needs tables of one width, found {first.shape[1]} and "
                              f"{second.shape[1]}; use mode='concat'.")
-        self.tables, self.rows, self.mode = (first, second), tuple(np.asarray(r) for r in rows), mode
-        n = len(self.rows[0])
+        n = len(rows[0])
+        # keep only the table rows some pair uses: products then cost what the pairs need, not the whole table
+        self._one_table = mode == "mean" and first is second
+        if self._one_table:
+            used, inverse = np.unique(np.concatenate([rows[0], rows[1]]), return_inverse=True)
+            first = second = first[used]
+            rows = (inverse[:n], inverse[n:])
+        else:
+            (used, first_rows), (used_second, second_rows) = (np.unique(r, return_inverse=True) for r in rows)
+            first, second, rows = first[used], second[used_second], (first_rows, second_rows)
+        self.tables, self.rows, self.mode = (first, second), rows, mode
         width = first.shape[1] + second.shape[1] if mode == "concat" else first.shape[1]
         super().__init__(dtype=np.dtype(np.float32), shape=(n, width))
         # selections[j] @ R sums R's rows into the table rows they were gathered from
         self._selections = [scipy.sparse.csr_array((np.ones(n, np.float32), (r, np.arange(n))), shape=(len(t), n))
                             for t, r in zip(self.tables, self.rows)]
-        self._same_table = tables[0] is tables[1]
+        if self._one_table:
+            self._selections = [self._selections[0] + self._selections[1]]
+
+    def take(self, rows: Any) -> PairDesign:
+        """The design of the pairs at `rows` (an index array or slice), over the same tables."""
+        return PairDesign(self.tables, (self.rows[0][rows], self.rows[1][rows]), self.mode)
 
     def _products(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each table times its block of `W`."""
@@ -53,7 +69,7 @@ class PairDesign(LinearOperator):
         if self.mode == "concat":
             return first @ W[: first.shape[1]], second @ W[first.shape[1]:]
         product = first @ W
-        return product, product if self._same_table else second @ W
+        return product, product if self._one_table else second @ W
 
     def _matmat(self, W: np.ndarray) -> np.ndarray:
         first, second = self._products(np.asarray(W, dtype=np.float32))
@@ -65,11 +81,12 @@ class PairDesign(LinearOperator):
 
     def _rmatmat(self, R: np.ndarray) -> np.ndarray:
         R = np.asarray(R, dtype=np.float32)
-        (first, second), (select_first, select_second) = self.tables, self._selections
+        first, second = self.tables
+        if self._one_table:
+            return (first.T @ (self._selections[0] @ R)) * np.float32(0.5)
+        select_first, select_second = self._selections
         if self.mode == "concat":
             return np.vstack([first.T @ (select_first @ R), second.T @ (select_second @ R)])
-        if self._same_table:
-            return (first.T @ ((select_first + select_second) @ R)) * np.float32(0.5)
         return (first.T @ (select_first @ R) + second.T @ (select_second @ R)) * np.float32(0.5)
 
     def __getitem__(self, rows: Any) -> np.ndarray:

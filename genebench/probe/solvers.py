@@ -128,22 +128,29 @@ def _row_blocks(X: np.ndarray | PairDesign):
         yield rows, X[rows]
 
 
-def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-split mean and standard deviation of the training rows, shape (n_splits, n_features) each.
+def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray, *, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
+    """Per-split mean and scale of the training rows, shape (n_splits, n_features) each.
 
-    Computed on globally centred features with one matrix product per moment. A feature constant on a split's
-    training rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing.
+    The scale is 1 for ``scale="none"``, else the standard deviation; a feature constant on a split's training
+    rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing. Dense features are
+    summed globally centred, one matrix product per moment; a `PairDesign`'s means go through its tables.
     """
     weights = train.astype(X.dtype)
-    centre = sum(block.sum(axis=0, dtype=np.float64) for _, block in _row_blocks(X)) / X.shape[0]
     counts = train.sum(axis=0)[:, None].astype(np.float64)
+    if isinstance(X, PairDesign) and scale == "none":
+        mean = (X.T @ weights).T.astype(np.float64) / counts
+        return mean, np.ones_like(mean)
+    centre = sum(block.sum(axis=0, dtype=np.float64) for _, block in _row_blocks(X)) / X.shape[0]
     shift = np.zeros((train.shape[1], X.shape[1]))
     squares = np.zeros((train.shape[1], X.shape[1]))
     for rows, block in _row_blocks(X):
         centred = block - centre.astype(X.dtype)
         shift += (weights[rows].T @ centred).astype(np.float64)
-        squares += (weights[rows].T @ (centred * centred)).astype(np.float64)
+        if scale == "standard":
+            squares += (weights[rows].T @ (centred * centred)).astype(np.float64)
     shift, squares = shift / counts, squares / counts
+    if scale == "none":
+        return shift + centre, np.ones_like(shift)
     variance = np.maximum(squares - shift**2, 0.0)
     constant = variance <= 1000 * np.finfo(X.dtype).eps * squares
     return shift + centre, np.where(constant, 1.0, np.sqrt(variance))
@@ -192,9 +199,7 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
         Y = np.zeros((len(classes), int(classes.max()) + 1), dtype=np.float32)
         Y[np.arange(len(classes)), classes] = 1.0
     Y = np.asarray(Y, dtype=np.float32)
-    mean, spread = fold_stats(X, train)
-    if scale == "none":
-        spread = np.ones_like(spread)
+    mean, spread = fold_stats(X, train, scale=scale)
     basis = basis if basis is not None else Basis.from_features(X, scale=scale)
     shared = _Shared(X, Y, train, mean, spread, basis, multinomial=multinomial, C=C, device=device)
     n_columns = 1 if multinomial else Y.shape[1]
@@ -325,7 +330,7 @@ class _Problems:
         sh, xp = self.shared, self.shared.xp
         mine = np.flatnonzero(self.split == split)
         part = self.subset(mine)
-        X = sh.X[rows] if isinstance(sh.X, PairDesign) else xp.take(sh.X, sh.put(rows), axis=0)
+        X = sh.X.take(rows) if isinstance(sh.X, PairDesign) else xp.take(sh.X, sh.put(rows), axis=0)
         z = part._logits(xp.take(params, sh.put(mine), axis=1), X)
         if sh.multinomial:
             e = xp.exp(z - xp.max(z, axis=-1, keepdims=True))
@@ -480,9 +485,7 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float, 
     y = np.asarray(y, dtype=np.float64)
     folds = np.asarray(folds)
     train = fold_masks(folds)
-    mean, spread = fold_stats(X, train)
-    if scale == "none":
-        spread = np.ones_like(spread)
+    mean, spread = fold_stats(X, train, scale=scale)
     gram = X.T @ X
     cross = X.T @ y
     predictions = np.full(len(X), np.nan)

@@ -13,7 +13,8 @@ def pairs():
     rng = np.random.default_rng(7)
     genes = (rng.normal(size=(60, 6)) * rng.uniform(0.5, 3, 6) + 1).astype(np.float32)
     partners = rng.normal(size=(15, 6)).astype(np.float32)
-    a, b, c = rng.integers(0, 60, 900), rng.integers(0, 60, 900), rng.integers(0, 15, 900)
+    # genes 40-59 only ever come second: a design keeps just the table rows its pairs use
+    a, b, c = rng.integers(0, 40, 900), rng.integers(0, 60, 900), rng.integers(0, 15, 900)
     return genes, partners, a, b, c, rng
 
 
@@ -37,6 +38,7 @@ def test_products_rows_and_dense_form_match_the_pair_matrix(pairs, case):
     np.testing.assert_array_equal(X[10:20], dense[10:20])
     np.testing.assert_array_equal(X[np.array([5, 0, 5])], dense[[5, 0, 5]])
     np.testing.assert_array_equal(np.asarray(X), dense)
+    np.testing.assert_array_equal(np.asarray(X.take(np.array([7, 3]))), dense[[7, 3]])
 
 
 def test_mean_needs_one_width(pairs):
@@ -45,12 +47,13 @@ def test_mean_needs_one_width(pairs):
         PairDesign((genes, genes[:, :3]), (a, b), "mean")
 
 
+@pytest.mark.parametrize("scale", ["none", "standard"])
 @pytest.mark.parametrize("case", ["mean, one table", "concat"])
-def test_fold_statistics_over_row_blocks_equal_the_dense_ones(pairs, case, monkeypatch):
+def test_fold_statistics_through_the_tables_equal_the_dense_ones(pairs, case, scale, monkeypatch):
     monkeypatch.setattr(solvers, "_BLOCK_ROWS", 128)  # several blocks, the last one short
     X, dense = _designs(pairs)[case]
     train = solvers.fold_masks(np.arange(900) % 5)
-    for design_stat, dense_stat in zip(fold_stats(X, train), fold_stats(dense, train)):
+    for design_stat, dense_stat in zip(fold_stats(X, train, scale=scale), fold_stats(dense, train, scale=scale)):
         np.testing.assert_allclose(design_stat, dense_stat, rtol=1e-5)
 
 

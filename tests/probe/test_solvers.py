@@ -92,9 +92,11 @@ def test_ridge_matches_sklearn(scale):
 
 def test_fold_stats_give_constant_columns_unit_scale():
     X = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0], [4.0, 5.0]])
-    mean, scale = fold_stats(X, np.array([[True], [True], [True], [False]]))
+    train = np.array([[True], [True], [True], [False]])
+    mean, scale = fold_stats(X, train, scale="standard")
     np.testing.assert_allclose(mean, [[2.0, 5.0]])
     np.testing.assert_allclose(scale, [[np.sqrt(2 / 3), 1.0]])
+    np.testing.assert_allclose(fold_stats(X, train, scale="none")[1], [[1.0, 1.0]])
 
 
 def test_basis_keeps_the_trace_and_concatenates():
