@@ -21,11 +21,13 @@ from __future__ import annotations
 import argparse
 import logging
 import multiprocessing
+import re
 import resource
 import time
 import warnings
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -133,7 +135,13 @@ def timed_engine(tasks: list[Task], embeddings: GeneEmbeddings, settings: ProbeS
 
 
 def peak_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+    """This process's peak resident memory: VmHWM, which restarts at exec (ru_maxrss would carry over the forking
+    parent's peak into a spawned child), else ru_maxrss."""
+    try:
+        status = Path("/proc/self/status").read_text()
+        return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024**2
+    except (OSError, AttributeError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
 
 
 def verdict(ok: bool) -> str:

@@ -15,6 +15,8 @@ ENGINES = ("local", "ray")
 """Where encoding and probing run (`--engine`): this process, or a Ray cluster (`genebench.distributed`)."""
 RAY_INSTALL = 'pip install "genebench[ray]"'
 """What installs the Ray engine's dependencies (the `ray` extra)."""
+CHUNK_SIZE = 1024
+"""Genes encoded between two writes of the embedding cache (one Ray Data block with `--engine ray`)."""
 
 DEFAULT_SEED = 0
 N_FOLDS = 5

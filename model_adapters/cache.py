@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from genebench.constants import CHUNK_SIZE
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
@@ -34,7 +35,10 @@ logger = logging.getLogger(__name__)
 
 
 class ChunkEngine(Protocol):
-    """Encodes genes somewhere else, e.g. on a Ray cluster (`genebench.distributed.RayEngine`)."""
+    """Encodes genes somewhere else, e.g. on a Ray cluster (`genebench.distributed.RayEngine`), `chunk_size`
+    genes at a time."""
+
+    chunk_size: int
 
     def encode_chunks(self, encoder: GeneEncoder, symbols: Sequence[str],
                       chunk_size: int) -> Iterator[tuple[list[str], GeneEmbeddings]]:
@@ -63,7 +67,8 @@ class CachedEncoder:
     Args:
         encoder: the adapter to wrap.
         cache_dir: cache root (default: `genebench.constants.cache_dir()`).
-        chunk_size: genes encoded between two writes of the cache file.
+        chunk_size: genes encoded between two writes of the cache file (default: the engine's, else
+            `CHUNK_SIZE`).
         engine: where the genes are encoded (a `genebench.distributed.RayEngine`); None encodes here.
 
     Examples:
@@ -72,11 +77,11 @@ class CachedEncoder:
         (1, 256)
     """
 
-    def __init__(self, encoder: GeneEncoder, *, cache_dir: str | Path | None = None, chunk_size: int = 1024,
+    def __init__(self, encoder: GeneEncoder, *, cache_dir: str | Path | None = None, chunk_size: int | None = None,
                  engine: ChunkEngine | None = None) -> None:
         self.encoder = encoder
         self.cache_dir = cache_dir
-        self.chunk_size = chunk_size
+        self.chunk_size = chunk_size or (engine.chunk_size if engine is not None else CHUNK_SIZE)
         self.engine = engine
 
     @property

@@ -48,19 +48,24 @@ def add_engine_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ray-address", metavar="ADDRESS", default="local",
                        help="with --engine ray: 'local' starts Ray on this machine, 'auto' joins the cluster "
                             "`ray start` runs here, ray://HOST:10001 connects to a remote one")
+    group.add_argument("--chunk-size", type=int_at_least(1), metavar="N",
+                       help="with --engine ray: genes per Ray Data block, each encoded by one actor and written to "
+                            "the cache as one piece (default 1024); lower it for long inputs such as DNA regions")
 
 
 def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
     """A context giving the `RayEngine` of `--engine ray` (connected), or None for a local run."""
     if args.engine != "ray":
-        if args.ray_address != "local":
+        given = [f"{flag} {value}" for flag, value in (("--ray-address", args.ray_address if args.ray_address != "local"
+                                                         else None), ("--chunk-size", args.chunk_size)) if value]
+        if given:
             from genebench.errors import GenebenchError
 
-            raise GenebenchError(f"--ray-address {args.ray_address} applies to --engine ray only; add --engine ray.")
+            raise GenebenchError(f"{given[0]} applies to --engine ray only; add --engine ray.")
         return contextlib.nullcontext()
     from genebench.distributed import RayEngine
 
-    return RayEngine(args.ray_address)
+    return RayEngine(args.ray_address, **({"chunk_size": args.chunk_size} if args.chunk_size else {}))
 
 
 def selected_tasks(args: argparse.Namespace, data) -> list:

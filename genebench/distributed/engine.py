@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any
 
-from genebench.constants import RAY_INSTALL
+from genebench.constants import CHUNK_SIZE, RAY_INSTALL
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError
 
@@ -55,7 +55,7 @@ def worker_error(exc: BaseException, what: str) -> str:
 
 
 class RayEngine:
-    """Encoding and probing on a Ray cluster; a context manager that connects on entry.
+    """Encoding and probing on a Ray cluster; a context manager that connects when the first work is sent.
 
     Every worker computes with `threads` threads, as a local run on this machine does: BLAS sums in a
     different order with another thread count, and identical scores across engines need identical sums. A
@@ -66,6 +66,7 @@ class RayEngine:
             cluster that `ray start` runs here; "ray://HOST:10001" connects through Ray Client. When Ray is
             already initialised in this process, that connection is used and left open.
         threads: threads per worker (default: the BLAS threads of this process, what a local run uses).
+        chunk_size: genes per Ray Data block (one actor call, one write to the embedding cache).
         init_args: further `ray.init` arguments for a local instance (e.g. `num_cpus=2`).
 
     Examples:
@@ -76,11 +77,14 @@ class RayEngine:
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, *, threads: int | None = None, **init_args: Any) -> None:
+    def __init__(self, address: str | None = None, *, threads: int | None = None, chunk_size: int = CHUNK_SIZE,
+                 **init_args: Any) -> None:
         self.address = address
+        self.chunk_size = chunk_size
         self.threads = threads or local_threads()
         self.init_args = init_args
         self._started = False
+        self._connected = False
 
     @property
     def worker_options(self) -> dict[str, Any]:
@@ -91,6 +95,14 @@ class RayEngine:
         return {"num_cpus": self.threads, "runtime_env": {"env_vars": env}}
 
     def __enter__(self) -> RayEngine:
+        import_ray()  # a missing install fails here, before any work
+        return self
+
+    def connect(self) -> RayEngine:
+        """Join or start the cluster, once: the first piece of work connects, so a command that finds everything
+        done (a finished sweep, a resumed run) never starts Ray."""
+        if self._connected:
+            return self
         ray = import_ray()
         if not ray.is_initialized():
             local = self.address in (None, "local")
@@ -108,6 +120,7 @@ class RayEngine:
         context.enable_progress_bars = False  # genebench shows one bar over all workers
         logging.getLogger("ray.data").setLevel(logging.ERROR)  # and says itself what runs where
         context.print_on_execution_start = False
+        self._connected = True
         logger.info("Ray cluster: %s", ", ".join(f"{k} {v:g}" for k, v in sorted(self.resources().items())
                                                   if k in ("CPU", "GPU")))
         ray.get(ray.remote(_ready).options(**self.worker_options).remote())  # start a worker now, not in task 1
@@ -118,9 +131,11 @@ class RayEngine:
         if self._started:
             import_ray().shutdown()
             self._started = False
+        self._connected = False
 
     def resources(self) -> dict[str, float]:
         """The cluster's total resources (CPU, GPU, memory, ...)."""
+        self.connect()
         return dict(import_ray().cluster_resources())
 
     def encode_chunks(self, encoder: Any, symbols: Sequence[str], chunk_size: int) -> Iterator[tuple[list[str],
@@ -128,12 +143,13 @@ class RayEngine:
         """Encode `symbols` on the cluster (see `genebench.distributed.encoding.encode_chunks`)."""
         from genebench.distributed.encoding import encode_chunks
 
-        return encode_chunks(encoder, symbols, chunk_size, self.resources(), self.worker_options)
+        return encode_chunks(encoder, symbols, chunk_size, self.connect().resources(), self.worker_options)
 
     def iter_task_scores(self, tasks: Sequence, embeddings: GeneEmbeddings, settings=None, *,
                          partner_embeddings: GeneEmbeddings | None = None) -> Iterator:
         """Score tasks on the cluster (see `genebench.distributed.probing.iter_task_scores`)."""
         from genebench.distributed.probing import iter_task_scores
 
+        self.connect()
         return iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings,
                                 options=self.worker_options)

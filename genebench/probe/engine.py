@@ -24,13 +24,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.metrics import classification_scores, regression_scores
 from genebench.probe.design import PairDesign
 from genebench.probe.settings import ProbeSettings, Scale
-from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
+from genebench.probe.solvers import Basis, Features, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
 from genebench.results import Coverage, MetricScores
 from genebench.tasks.task import Task
@@ -92,13 +93,22 @@ def restrict_genes(embeddings: GeneEmbeddings, *, include: Iterable[str] | None 
                           missing=embeddings.missing)
 
 
+_SPARSE = 0.05
+"""A table with at most this share of non-zero values (word counts, indicators) is probed as a sparse matrix:
+the same objective and optimum, with products that cost its non-zeros."""
+
+
 class _Table:
-    """A checked embedding table: symbol lookup and its preconditioning basis, computed once."""
+    """A checked embedding table: symbol lookup, its vectors as probed, and its preconditioning basis."""
 
     def __init__(self, embeddings: GeneEmbeddings, name: str, scale: Scale) -> None:
         self.embeddings, self.report = check_embeddings(embeddings, name=name)
         self.name, self.scale = name, scale
         self.index = pd.Index(np.asarray(self.embeddings.symbols, dtype=str))  # unique: duplicates were merged
+        vectors = self.embeddings.vectors
+        self.vectors: np.ndarray | scipy.sparse.csr_array = vectors
+        if np.count_nonzero(vectors) <= _SPARSE * vectors.size:
+            self.vectors = scipy.sparse.csr_array(vectors, dtype=np.float32)
         self._basis: Basis | None = None
 
     @property
@@ -159,7 +169,7 @@ class _Features:
         return Coverage(n_covered=len(self.rows), n_task=self.n_task, fraction=len(self.rows) / max(self.n_task, 1),
                         missing_genes=self.missing)
 
-    def matrix(self) -> tuple[np.ndarray | PairDesign, Basis | None]:
+    def matrix(self) -> tuple[Features, Basis | None]:
         """Features of the covered rows, shape (n_covered, n_features), and their preconditioning basis.
 
         Pair rows stay a `PairDesign` over the two tables: the logistic solver never builds their dense matrix
@@ -167,7 +177,7 @@ class _Features:
         """
         (first, rows), *rest = self._parts
         if self.mode == "single":
-            return first.embeddings.vectors[rows], first.basis
+            return first.vectors[rows], first.basis
         second, second_rows = rest[0]
         X = PairDesign((first.embeddings.vectors, second.embeddings.vectors), (rows, second_rows), self.mode)
         if self.mode == "concat":
@@ -271,7 +281,7 @@ class ProbeEngine:
         result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
         return result, labels, folds
 
-    def _fit(self, task: Task, X: np.ndarray | PairDesign, labels: np.ndarray, folds: np.ndarray,
+    def _fit(self, task: Task, X: Features, labels: np.ndarray, folds: np.ndarray,
              basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
         target, s = task_type(task.metadata.type).target, self.settings
         if target == "continuous":

@@ -16,7 +16,8 @@ since a solve stopped at `tol` keeps what its start knew along flat directions (
 let random vectors score AUC 1.0 on rare labels).
 
 A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding tables
-without building the (pairs x features) matrix; statistics over its rows are taken a block at a time.
+without building the (pairs x features) matrix, and sparse features (word counts, indicators) can be a SciPy
+sparse matrix, multiplied as such; statistics over their rows are taken a block at a time.
 
 Arrays are written against the array API (numpy on the CPU, torch when a device is given), so one code path
 serves both. All reductions have a fixed order, so a run repeats bit for bit on the same machine.
@@ -30,6 +31,7 @@ from typing import Any
 import array_api_compat
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 
 from genebench.probe.design import PairDesign
 from genebench.probe.settings import Scale
@@ -44,6 +46,14 @@ _BASIS_RANK = 256
 _BLOCK_ROWS = 65536
 _CHUNK_VALUES = 1 << 23
 """At most this many (row, column) values in one block of logits: bounds the solver's temporary memory."""
+
+Features = np.ndarray | PairDesign | scipy.sparse.csr_array
+"""What the solvers take as features: a dense matrix, a `PairDesign`, or a sparse matrix (numpy path)."""
+
+
+def dense(X: Any) -> np.ndarray:
+    """`X` (an array, a `PairDesign`, a sparse matrix or rows of one) as a dense array."""
+    return X.toarray() if scipy.sparse.issparse(X) else np.asarray(X)
 
 
 @dataclass(frozen=True)
@@ -61,7 +71,7 @@ class Basis:
     tail: float = 0.0
 
     @classmethod
-    def from_features(cls, X: np.ndarray | PairDesign, *, scale: Scale = "none", max_rows: int = _BASIS_ROWS,
+    def from_features(cls, X: Features, *, scale: Scale = "none", max_rows: int = _BASIS_ROWS,
                       rank: int = _BASIS_RANK) -> Basis:
         """The top-`rank` eigenpairs of `X`'s covariance (correlation for ``scale="standard"``).
 
@@ -69,7 +79,7 @@ class Basis:
         `tail` (their mean), so the trace is kept.
         """
         step = max(1, -(-X.shape[0] // max_rows))
-        rows = np.asarray(X[::step], dtype=np.float64)
+        rows = dense(X[::step]).astype(np.float64)
         rows = rows - rows.mean(axis=0)
         if scale == "standard":
             spread = rows.std(axis=0)
@@ -118,26 +128,26 @@ def fold_masks(folds: np.ndarray) -> np.ndarray:
     return folds[:, None] != np.arange(int(folds.max()) + 1)[None, :]
 
 
-def _row_blocks(X: np.ndarray | PairDesign):
-    """(rows, dense rows) pieces of `X`: an array whole, a `PairDesign` `_BLOCK_ROWS` rows at a time."""
-    if not isinstance(X, PairDesign):
+def _row_blocks(X: Features):
+    """(rows, dense rows) pieces of `X`: an array whole, anything else `_BLOCK_ROWS` rows at a time."""
+    if isinstance(X, np.ndarray):
         yield slice(None), X
         return
     for start in range(0, X.shape[0], _BLOCK_ROWS):
         rows = slice(start, start + _BLOCK_ROWS)
-        yield rows, X[rows]
+        yield rows, dense(X[rows])
 
 
-def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray, *, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
+def fold_stats(X: Features, train: np.ndarray, *, scale: Scale) -> tuple[np.ndarray, np.ndarray]:
     """Per-split mean and scale of the training rows, shape (n_splits, n_features) each.
 
     The scale is 1 for ``scale="none"``, else the standard deviation; a feature constant on a split's training
     rows gets scale 1, as scikit-learn's `StandardScaler` does, so it contributes nothing. Dense features are
-    summed globally centred, one matrix product per moment; a `PairDesign`'s means go through its tables.
+    summed globally centred, one matrix product per moment; other features' means are one product with `X.T`.
     """
     weights = train.astype(X.dtype)
     counts = train.sum(axis=0)[:, None].astype(np.float64)
-    if isinstance(X, PairDesign) and scale == "none":
+    if not isinstance(X, np.ndarray) and scale == "none":
         mean = (X.T @ weights).T.astype(np.float64) / counts
         return mean, np.ones_like(mean)
     centre = sum(block.sum(axis=0, dtype=np.float64) for _, block in _row_blocks(X)) / X.shape[0]
@@ -156,7 +166,7 @@ def fold_stats(X: np.ndarray | PairDesign, train: np.ndarray, *, scale: Scale) -
     return shift + centre, np.where(constant, 1.0, np.sqrt(variance))
 
 
-def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float,
+def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float,
                  tol: float, max_iter: int, memory: int = 10, scale: Scale = "none", basis: Basis | None = None,
                  device: str | None = None) -> LogisticFit:
     """Fit L2 logistic probes for every split and label column at once; return held-out probabilities.
@@ -166,7 +176,7 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
     when ``scale="standard"``), solved until every gradient entry is at most `tol`.
 
     Args:
-        X: shape (n_rows, n_features), raw features, or a `PairDesign`.
+        X: shape (n_rows, n_features), raw features: dense, a `PairDesign` or sparse.
         Y: shape (n_rows, n_columns) of 0/1 targets (independent binary problems), or (n_rows,) class
             indices in [0, n_classes) when `multinomial` (one softmax problem per split).
         folds: shape (n_rows,), held-out split of each row; -1 = always trained on.
@@ -189,7 +199,11 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
         >>> bool(fit.proba[3, 0] > 0.5 > fit.proba[0, 0])
         True
     """
-    if device is not None or not isinstance(X, PairDesign):  # torch runs on a dense matrix
+    if device is not None:  # torch runs on a dense matrix
+        X = np.ascontiguousarray(dense(X), dtype=np.float32)
+    elif scipy.sparse.issparse(X):
+        X = scipy.sparse.csr_array(X, dtype=np.float32)
+    elif not isinstance(X, PairDesign):
         X = np.ascontiguousarray(X, dtype=np.float32)
     folds = np.asarray(folds)
     train = fold_masks(folds)
@@ -220,7 +234,7 @@ def fit_logistic(X: np.ndarray | PairDesign, Y: np.ndarray, folds: np.ndarray, *
 class _Shared:
     """What every problem of one solve shares: the features, targets, split masks and statistics."""
 
-    def __init__(self, X: np.ndarray | PairDesign, Y: np.ndarray, train: np.ndarray, mean: np.ndarray,
+    def __init__(self, X: Features, Y: np.ndarray, train: np.ndarray, mean: np.ndarray,
                  spread: np.ndarray, basis: Basis, *, multinomial: bool, C: float, device: str | None) -> None:
         if device is None:
             self.xp = array_api_compat.array_namespace(Y)
@@ -232,7 +246,7 @@ class _Shared:
             put = lambda a: torch.asarray(a, device=device)  # noqa: E731
         self.put = put
         self.to_numpy = lambda a: np.asarray(a.cpu()) if device is not None else np.asarray(a)
-        self.X = X if isinstance(X, PairDesign) else put(X)
+        self.X = put(X) if isinstance(X, np.ndarray) else X
         self.Y, self.train = put(Y), put(train.astype(np.float32))
         self.n_train = train.sum(axis=0).astype(np.float64)  # (S,)
         self.mean, self.spread = mean, spread  # (S, d)
@@ -330,7 +344,10 @@ class _Problems:
         sh, xp = self.shared, self.shared.xp
         mine = np.flatnonzero(self.split == split)
         part = self.subset(mine)
-        X = sh.X.take(rows) if isinstance(sh.X, PairDesign) else xp.take(sh.X, sh.put(rows), axis=0)
+        if isinstance(sh.X, PairDesign):
+            X = sh.X.take(rows)
+        else:
+            X = sh.X[rows] if scipy.sparse.issparse(sh.X) else xp.take(sh.X, sh.put(rows), axis=0)
         z = part._logits(xp.take(params, sh.put(mine), axis=1), X)
         if sh.multinomial:
             e = xp.exp(z - xp.max(z, axis=-1, keepdims=True))
@@ -464,7 +481,7 @@ class _Problems:
         return r
 
 
-def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float, scale: Scale = "none") -> np.ndarray:
+def fit_ridge(X: Features, y: np.ndarray, folds: np.ndarray, *, alpha: float, scale: Scale = "none") -> np.ndarray:
     """Ridge regression per split on raw (or per-split standardised) features; return held-out predictions.
 
     Matches scikit-learn's `Ridge(alpha)` (after a `StandardScaler` fitted on the training rows when
@@ -480,7 +497,7 @@ def fit_ridge(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, alpha: float, 
     Returns:
         shape (n_rows,), held-out predictions (NaN for rows never held out).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = dense(X).astype(np.float64)
     X = X - X.mean(axis=0)
     y = np.asarray(y, dtype=np.float64)
     folds = np.asarray(folds)

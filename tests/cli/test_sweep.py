@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -52,6 +53,10 @@ def test_sweep_scores_each_model_in_its_folder_and_skips_finished_ones(tmp_path,
     assert main(["sweep", str(sweep), "--out", str(out)]) == 0  # nothing left to do
     assert "0 models scored, 3 finished before" in capsys.readouterr().out
     assert _scores(out) == first  # not even rewritten
+    if importlib.util.find_spec("ray") is not None:  # nothing to do: Ray is never started (this address fails)
+        assert main(["sweep", str(sweep), "--out", str(out), "--engine", "ray", "--ray-address",
+                     "ray://127.0.0.1:9"]) == 0
+        assert "0 models scored, 3 finished before" in capsys.readouterr().out
 
     (folders[1] / DONE_FILE).unlink()  # model b was interrupted after its first task
     (result,) = [p for p in folders[1].rglob("*.json") if "long_vs_short" in p.name]
@@ -74,3 +79,12 @@ def test_sweep_scores_each_model_in_its_folder_and_skips_finished_ones(tmp_path,
 def test_bad_sweep_files_fail_in_one_line_naming_the_entry(tmp_path, models, extra, message):
     with pytest.raises(GenebenchError, match=message):
         Sweep.from_yaml(write_sweep(tmp_path / "sweep.yaml", models, extra))
+
+
+@pytest.mark.parametrize("flags", [["--ray-address", "auto"], ["--chunk-size", "64"]])
+def test_ray_options_without_the_ray_engine_are_refused_in_one_line(tmp_path, capsys, flags):
+    sweep = write_sweep(tmp_path / "sweep.yaml", THREE)
+    assert main(["sweep", str(sweep), "--out", str(tmp_path / "out"), *flags]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"genebench sweep: error: {' '.join(flags)} applies to --engine ray only; add --engine ray."]
+    assert not (tmp_path / "out").exists()

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -51,6 +52,23 @@ def test_multinomial_matches_sklearn(data, scale):
         np.testing.assert_allclose(fit.proba[folds == k], _sklearn_proba(X, classes, folds, k, scale=scale),
                                    atol=2e-3)
     np.testing.assert_allclose(fit.proba[folds >= 0].sum(axis=1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("scale", ["none", "standard"])
+def test_sparse_word_counts_reach_sklearns_optimum(scale):
+    rng = np.random.default_rng(5)
+    counts = rng.poisson(0.03, size=(600, 80)).astype(np.float32)  # word counts: about 3% non-zero
+    y = (counts[:, :4].sum(axis=1) + rng.normal(size=600) * 0.5 > 0.5).astype(np.uint8)
+    classes = np.minimum(counts[:, 4:10].argmax(axis=1) % 3 + (counts[:, 4:10].sum(axis=1) > 0), 2)
+    folds = np.arange(600) % 3
+    sparse = scipy.sparse.csr_array(counts)
+    binary = fit_logistic(sparse, y[:, None], folds, multinomial=False, C=0.5, tol=1e-7, max_iter=2000, scale=scale)
+    softmax = fit_logistic(sparse, classes, folds, multinomial=True, C=0.5, tol=1e-7, max_iter=2000, scale=scale)
+    for k in range(3):
+        np.testing.assert_allclose(binary.proba[folds == k, 0], _sklearn_proba(counts, y, folds, k, scale=scale)[:, 1],
+                                   atol=2e-3)
+        np.testing.assert_allclose(softmax.proba[folds == k], _sklearn_proba(counts, classes, folds, k, scale=scale),
+                                   atol=2e-3)
 
 
 def test_default_tolerance_converges_and_repeats_bit_for_bit(data):
