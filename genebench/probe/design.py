@@ -1,9 +1,10 @@
-"""Pair features without the (pairs x features) matrix: products go through the two embedding tables.
+"""The feature matrices the solvers take: dense arrays, sparse matrices, and pair designs.
 
 A gene-pair task has up to ~10^6 rows built from a table of ~2 x 10^4 genes; its feature matrix would take
 gigabytes for large embeddings, and every solver step would stream it from memory. `PairDesign` multiplies
 through the tables instead: ``X @ W`` is a small table product gathered by row, and ``X.T @ R`` sums ``R``'s
-rows per table row with a sparse selection matrix first.
+rows per table row with a sparse selection matrix first. Mostly-zero tables (word counts, indicators) stay
+sparse, on their own or inside a `PairDesign`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,16 @@ import scipy.sparse
 from scipy.sparse.linalg import LinearOperator
 
 
+def dense(X: Any) -> np.ndarray:
+    """`X` (an array, a `PairDesign`, a sparse matrix or rows of one) as a dense array."""
+    return X.toarray() if scipy.sparse.issparse(X) else np.asarray(X)
+
+
+def _float32(table: Any) -> Any:
+    return scipy.sparse.csr_array(table, dtype=np.float32) if scipy.sparse.issparse(table) else \
+        np.ascontiguousarray(table, dtype=np.float32)
+
+
 class PairDesign(LinearOperator):
     """Rows ``[A[a_i] | B[b_i]]`` ("concat") or ``(A[a_i] + B[b_i]) / 2`` ("mean"), as a linear operator.
 
@@ -22,7 +33,7 @@ class PairDesign(LinearOperator):
     (``X.take(rows)``) and ``np.asarray(X)``.
 
     Args:
-        tables: the two embedding tables (the same array for gene-gene pairs), float32.
+        tables: the two embedding tables (the same array for gene-gene pairs), dense or sparse.
         rows: the table row of each pair's first and second member.
         mode: "concat" or "mean" (the tables must then have one width).
 
@@ -35,8 +46,8 @@ class PairDesign(LinearOperator):
 
     def __init__(self, tables: tuple[np.ndarray, np.ndarray], rows: tuple[np.ndarray, np.ndarray],
                  mode: Literal["concat", "mean"]) -> None:
-        first = np.ascontiguousarray(tables[0], dtype=np.float32)
-        second = first if tables[1] is tables[0] else np.ascontiguousarray(tables[1], dtype=np.float32)
+        first = _float32(tables[0])
+        second = first if tables[1] is tables[0] else _float32(tables[1])
         if mode == "mean" and first.shape[1] != second.shape[1]:
             raise ValueError(f"PairDesign: 'mean' needs tables of one width, found {first.shape[1]} and "
                              f"{second.shape[1]}; use mode='concat'.")
@@ -54,7 +65,7 @@ class PairDesign(LinearOperator):
         width = first.shape[1] + second.shape[1] if mode == "concat" else first.shape[1]
         super().__init__(dtype=np.dtype(np.float32), shape=(n, width))
         # selections[j] @ R sums R's rows into the table rows they were gathered from
-        self._selections = [scipy.sparse.csr_array((np.ones(n, np.float32), (r, np.arange(n))), shape=(len(t), n))
+        self._selections = [scipy.sparse.csr_array((np.ones(n, np.float32), (r, np.arange(n))), shape=(t.shape[0], n))
                             for t, r in zip(self.tables, self.rows)]
         if self._one_table:
             self._selections = [self._selections[0] + self._selections[1]]
@@ -91,14 +102,18 @@ class PairDesign(LinearOperator):
 
     def __getitem__(self, rows: Any) -> np.ndarray:
         """Dense feature rows: a slice or an index array of pairs."""
-        (first, second), (a, b) = self.tables, (self.rows[0][rows], self.rows[1][rows])
+        (a, b) = (self.rows[0][rows], self.rows[1][rows])
+        first, second = dense(self.tables[0][a]), dense(self.tables[1][b])
         if self.mode == "concat":
-            return np.hstack([first[a], second[b]])
-        out = first[a]
-        out += second[b]
-        out *= np.float32(0.5)
-        return out
+            return np.hstack([first, second])
+        first += second
+        first *= np.float32(0.5)
+        return first
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        dense = self[:]
-        return dense if dtype is None else dense.astype(dtype, copy=False)
+        rows = self[:]
+        return rows if dtype is None else rows.astype(dtype, copy=False)
+
+
+Features = np.ndarray | PairDesign | scipy.sparse.csr_array
+"""What the solvers take as features: a dense matrix, a `PairDesign`, or a sparse matrix (numpy path)."""

@@ -29,9 +29,9 @@ import scipy.sparse
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.metrics import classification_scores, regression_scores
-from genebench.probe.design import PairDesign
+from genebench.probe.design import Features, PairDesign
 from genebench.probe.settings import ProbeSettings, Scale
-from genebench.probe.solvers import Basis, Features, fit_logistic, fit_ridge
+from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
 from genebench.results import Coverage, MetricScores
 from genebench.tasks.task import Task
@@ -179,7 +179,7 @@ class _Features:
         if self.mode == "single":
             return first.vectors[rows], first.basis
         second, second_rows = rest[0]
-        X = PairDesign((first.embeddings.vectors, second.embeddings.vectors), (rows, second_rows), self.mode)
+        X = PairDesign((first.vectors, second.vectors), (rows, second_rows), self.mode)
         if self.mode == "concat":
             return X, first.basis.concat(second.basis)
         return X, first.basis if first is second else None

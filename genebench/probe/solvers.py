@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 
-from genebench.probe.design import PairDesign
+from genebench.probe.design import Features, PairDesign, dense
 from genebench.probe.settings import Scale
 
 _ARMIJO = 1e-4
@@ -46,14 +46,6 @@ _BASIS_RANK = 256
 _BLOCK_ROWS = 65536
 _CHUNK_VALUES = 1 << 23
 """At most this many (row, column) values in one block of logits: bounds the solver's temporary memory."""
-
-Features = np.ndarray | PairDesign | scipy.sparse.csr_array
-"""What the solvers take as features: a dense matrix, a `PairDesign`, or a sparse matrix (numpy path)."""
-
-
-def dense(X: Any) -> np.ndarray:
-    """`X` (an array, a `PairDesign`, a sparse matrix or rows of one) as a dense array."""
-    return X.toarray() if scipy.sparse.issparse(X) else np.asarray(X)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 import genebench.probe.solvers as solvers
 from genebench.probe.design import PairDesign
@@ -20,14 +21,21 @@ def pairs():
 
 def _designs(pairs):
     genes, partners, a, b, c, _ = pairs
+    counts = np.where(genes > 3, genes, 0).astype(np.float32)  # mostly zeros, as word counts are
+    sparse = scipy.sparse.csr_array(counts)
     return {
         "mean, one table": (PairDesign((genes, genes), (a, b), "mean"), (genes[a] + genes[b]) * np.float32(0.5)),
         "mean, two tables": (PairDesign((genes, partners), (a, c), "mean"), (genes[a] + partners[c]) * np.float32(0.5)),
         "concat": (PairDesign((genes, partners), (a, c), "concat"), np.hstack([genes[a], partners[c]])),
+        "mean, one sparse table": (PairDesign((sparse, sparse), (a, b), "mean"),
+                                   (counts[a] + counts[b]) * np.float32(0.5)),
+        "concat, a sparse table": (PairDesign((sparse, partners), (a, c), "concat"),
+                                   np.hstack([counts[a], partners[c]])),
     }
 
 
-@pytest.mark.parametrize("case", ["mean, one table", "mean, two tables", "concat"])
+@pytest.mark.parametrize("case", ["mean, one table", "mean, two tables", "concat", "mean, one sparse table",
+                                  "concat, a sparse table"])
 def test_products_rows_and_dense_form_match_the_pair_matrix(pairs, case):
     X, dense = _designs(pairs)[case]
     rng = pairs[-1]
@@ -48,7 +56,7 @@ def test_mean_needs_one_width(pairs):
 
 
 @pytest.mark.parametrize("scale", ["none", "standard"])
-@pytest.mark.parametrize("case", ["mean, one table", "concat"])
+@pytest.mark.parametrize("case", ["mean, one table", "concat", "mean, one sparse table"])
 def test_fold_statistics_through_the_tables_equal_the_dense_ones(pairs, case, scale, monkeypatch):
     monkeypatch.setattr(solvers, "_BLOCK_ROWS", 128)  # several blocks, the last one short
     X, dense = _designs(pairs)[case]
@@ -57,7 +65,7 @@ def test_fold_statistics_through_the_tables_equal_the_dense_ones(pairs, case, sc
         np.testing.assert_allclose(design_stat, dense_stat, rtol=1e-5)
 
 
-@pytest.mark.parametrize("case", ["mean, one table", "concat"])
+@pytest.mark.parametrize("case", ["mean, one table", "concat", "concat, a sparse table"])
 def test_fits_through_the_tables_equal_dense_fits(pairs, case):
     X, dense = _designs(pairs)[case]
     genes, _, a, b, _, _ = pairs
