@@ -309,8 +309,11 @@ def select_tasks(data: BenchmarkData, names: Sequence[str]) -> list[Task]:
 def task_genes(tasks: Sequence[Task]) -> list[str]:
     """Every gene symbol the tasks need, sorted (the first entity of pair tasks, and gene partners)."""
     genes: set[str] = set()
+    read = set()  # derived tasks share their parent's entity array: read each array once
     for task in tasks:
-        genes.update(map(str, task.genes()))
+        if (id(task.entities), tuple(task.metadata.entity_types)) not in read:
+            read.add((id(task.entities), tuple(task.metadata.entity_types)))
+            genes.update(map(str, task.genes()))
     return sorted(genes)
 
 
@@ -662,10 +665,11 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         probe = config.probe_settings().to_dict()
         check_run_identity(out, {"model": config.model_id(), "probe": probe, "data": revision_id(data.revision)},
                            overwrite=overwrite)
+        encoder = make_encoder(config, data, engine)
+        encoder.meta  # noqa: B018 (resolves the model first, so a bad model id fails before any task loads)
         tasks = select_tasks(data, task_names)
         genes = task_genes(tasks)
         kept = restrict(genes, config)
-        encoder = make_encoder(config, data, engine)
         embeddings = encode(config, data, kept, encoder)
         report_coverage(embeddings, len(genes))
         check_run_identity(out, {"model": embeddings.model.id, "revision": embeddings.model.revision,

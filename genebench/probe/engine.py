@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import shutil
+import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -104,7 +107,8 @@ class _Table:
     def __init__(self, embeddings: GeneEmbeddings, name: str, scale: Scale) -> None:
         self.embeddings, self.report = check_embeddings(embeddings, name=name)
         self.name, self.scale = name, scale
-        self.index = pd.Index(np.asarray(self.embeddings.symbols, dtype=str))  # unique: duplicates were merged
+        # unique (duplicates were merged); object dtype, as task entities are, so lookups need no conversion
+        self.index = pd.Index(np.asarray(self.embeddings.symbols, dtype=str).astype(object))
         vectors = self.embeddings.vectors
         self.vectors: np.ndarray | scipy.sparse.csr_array = vectors
         if np.count_nonzero(vectors) <= _SPARSE * vectors.size:
@@ -120,13 +124,18 @@ class _Table:
 
     def rows(self, symbols: np.ndarray) -> np.ndarray:
         """Row of each symbol in the table, -1 where it has no vector."""
-        return self.index.get_indexer(np.asarray(symbols, dtype=str)).astype(np.int64)
+        return self.index.get_indexer(np.asarray(symbols, dtype=object)).astype(np.int64)
+
+
+def _nvidia_driver() -> bool:
+    """Whether this machine has an NVIDIA driver; without one, CUDA cannot be there and torch need not load."""
+    return Path("/proc/driver/nvidia/version").exists() or shutil.which("nvidia-smi") is not None
 
 
 def _resolve_device(device: str) -> str | None:
     if device == "cpu":
         return None
-    if importlib.util.find_spec("torch") is not None:
+    if importlib.util.find_spec("torch") is not None and ("torch" in sys.modules or _nvidia_driver()):
         import torch
 
         if torch.cuda.is_available():
