@@ -190,17 +190,23 @@ def compare(tasks: list[Task], embeddings: GeneEmbeddings, settings: ProbeSettin
               f"the paper's loop is {sklearn_off:.4f} away and genebench {ours_off:.4f}")
 
 
-def all_tasks(path: str | None, dim: int, scale: str) -> tuple[int, float, float]:
-    """genebench alone on every bundled task at `dim`: (tasks, seconds, peak GiB). Run in a fresh process, so the
-    peak is the probe stage's own and not the scikit-learn loop's."""
+def all_tasks(path: str | None, dim: int, scale: str) -> tuple[int, float, float, list[str]]:
+    """genebench alone on every bundled task at `dim`: (tasks, seconds, peak GiB, a line per task type). Run in a
+    fresh process, so the peak is the probe stage's own and not the scikit-learn loop's."""
     logging.basicConfig(level=logging.ERROR)
     warnings.filterwarnings("ignore")
     data = open_data()
     embeddings = GeneEmbeddings.load(path) if path else minilm_embeddings(data)
     embeddings = embeddings if dim == embeddings.dim else widened(embeddings, dim)
     everything = [data.load_task(meta.name) for meta in data.tasks()]
-    _, seconds = timed_engine(everything, embeddings, ProbeSettings(scale=scale, device="cpu"))
-    return len(everything), seconds, peak_gib()
+    results, seconds = timed_engine(everything, embeddings, ProbeSettings(scale=scale, device="cpu"))
+    by_type = defaultdict(list)
+    for result in results.values():
+        by_type[group(result.task)].append((result.seconds, result.task.name))
+    lines = [f"  {kind:<16} {len(times):>3} tasks: total {sum(t for t, _ in times):6.2f}s, median "
+             f"{np.median([t for t, _ in times]):5.2f}s, largest {max(times)[0]:5.2f}s ({max(times)[1]})"
+             for kind, times in sorted(by_type.items())]
+    return len(everything), seconds, peak_gib(), lines
 
 
 def main() -> None:
@@ -225,13 +231,14 @@ def main() -> None:
 
     for dim in sorted({embeddings.dim, 768}):
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            n, seconds, peak = pool.submit(all_tasks, args.embeddings, dim, args.scale).result()
+            n, seconds, peak, lines = pool.submit(all_tasks, args.embeddings, dim, args.scale).result()
         limit = TARGETS.get(f"all {dim}-d")
         print(f"genebench, all {n} tasks at {dim}-d: {seconds:.1f}s"
               + (f" (target <= {limit:.0f}s: {verdict(seconds <= limit)})" if limit else "")
               + f"; peak RSS of that process {peak:.2f} GiB"
               + (f" (target <= {TARGETS['peak GiB 768-d']:.0f}: {verdict(peak <= TARGETS['peak GiB 768-d'])})"
-                 if dim == 768 else ""), flush=True)
+                 if dim == 768 else ""))
+        print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":

@@ -74,6 +74,7 @@ def main() -> None:
 
     start = time.perf_counter()
     with RayEngine(num_cpus=2) as engine:
+        engine.connect()  # otherwise the first model's first work would start Ray, inside the timed sweep
         started = time.perf_counter() - start
         start = time.perf_counter()
         sweep.run_sweep(plan, work / "ray", engine=engine, progress=False)
