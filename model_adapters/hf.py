@@ -87,6 +87,24 @@ def select_dtype(device: torch.device, dtype: str = "auto") -> torch.dtype:
     return torch.bfloat16 if cpu_has_native_bf16() else torch.float32
 
 
+@contextlib.contextmanager
+def loading_quietly() -> Iterator[None]:
+    """Load a model without transformers' per-weight progress bar or sentence-transformers' info lines:
+    genebench says what it loads, and its own bar shows the encoding."""
+    from transformers.utils import logging as hf_logging
+
+    bar_was_on, library = hf_logging.is_progress_bar_enabled(), logging.getLogger("sentence_transformers")
+    level = library.level
+    hf_logging.disable_progress_bar()
+    library.setLevel(max(level, logging.WARNING))
+    try:
+        yield
+    finally:
+        if bar_was_on:
+            hf_logging.enable_progress_bar()
+        library.setLevel(level)
+
+
 def _cached_snapshot(repo_id: str, revision: str | None) -> Path | None:
     """The folder of `repo_id`@`revision` in the local Hugging Face cache, or None when it is not there."""
     from huggingface_hub import snapshot_download
@@ -341,8 +359,9 @@ class HFEncoder(_Runtime):
         from transformers import AutoModel
 
         path, revision = self.load_from
-        model = AutoModel.from_pretrained(path, revision=revision, trust_remote_code=self.trust_remote_code,
-                                          dtype=self.weights_dtype)
+        with loading_quietly():
+            model = AutoModel.from_pretrained(path, revision=revision, trust_remote_code=self.trust_remote_code,
+                                              dtype=self.weights_dtype)
         return model.to(self.torch_device).eval()
 
     @cached_property
@@ -450,8 +469,9 @@ class SentenceEncoder(_Runtime):
         from sentence_transformers import SentenceTransformer
 
         path, revision = self.load_from
-        model = SentenceTransformer(path, device=str(self.torch_device), trust_remote_code=self.trust_remote_code,
-                                    revision=revision)
+        with loading_quietly():
+            model = SentenceTransformer(path, device=str(self.torch_device), trust_remote_code=self.trust_remote_code,
+                                        revision=revision)
         return model.to(self.weights_dtype).eval()
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
