@@ -56,7 +56,8 @@ CONTROLS: dict[str, str] = {
 }
 """Control name -> what its features are."""
 
-__all__ = ["CONTROLS", "CONTROLS_DIR", "RANDOM_DIM", "SHORTCUT_AUC", "IDENTITY", "control_table", "score_controls"]
+__all__ = ["CONTROLS", "CONTROLS_DIR", "RANDOM_DIM", "SHORTCUT_AUC", "IDENTITY", "control_scores", "control_table",
+           "score_controls"]
 
 
 IDENTITY = ModelInfo(id="control/identity", revision="one-hot", input="precomputed",
@@ -103,6 +104,16 @@ def score_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSe
              and task_type(task.metadata.type).target == "binary"]
     for task in tqdm(pairs, desc="control identity", unit="task", disable=not progress):
         yield IDENTITY, identity_scores(task, settings)
+
+
+def control_scores(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSettings) -> dict[str, dict[str, float]]:
+    """Each control's main score on each of `tasks` as given (e.g. restricted to the rows a model covers):
+    task name -> control name -> score. Tasks a control cannot score are left out of its entries."""
+    scores: dict[str, dict[str, float]] = {}
+    for model, result in score_controls(data, tasks, settings, progress=False):
+        if result.scores:
+            scores.setdefault(result.task.name, {})[model.id.split("/", 1)[1]] = result.scores[result.main_score].mean
+    return scores
 
 
 def identity_scores(task: Task, settings: ProbeSettings) -> TaskScores:

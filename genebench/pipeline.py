@@ -473,8 +473,12 @@ def _is_current(path: Path, *, model: ModelInfo, probe: dict[str, Any], dataset_
 
 
 def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
-              config: dict[str, Any]) -> TaskResult:
-    """The `TaskResult` of one scored task; scores that are not finite or out of range make it skipped, saying why."""
+              config: dict[str, Any], controls: dict[str, float] | None = None) -> TaskResult:
+    """The `TaskResult` of one scored task; scores that are not finite or out of range make it skipped, saying why.
+
+    Its lift is over the best of `controls` (the controls rescored on the rows the model covers) when given, else
+    over the task's stored controls.
+    """
     from genebench import __version__
     from genebench.metrics import score_problem
 
@@ -483,22 +487,44 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
     if problems:
         skipped, kept = f"the probe gave no valid score: {problems[0]}; try other probe settings", {}
         logger.warning("task '%s' skipped: %s", scores.task.name, skipped)
-    best = scores.task.metadata.best_control
     main = kept.get(scores.main_score)
-    lift = None if best is None or main is None else round(main.mean - best[1], 6)
+    against = controls if controls is not None else scores.task.metadata.controls
+    lift = None if not against or main is None else round(main.mean - max(against.values()), 6)
+    diagnostics = scores.diagnostics if controls is None else {**scores.diagnostics,
+                                                               "controls_on_covered_rows": controls}
     return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
                       model=model, probe=probe, coverage=scores.coverage, scores=kept,
                       main_score=scores.main_score, skipped=skipped, lift=lift,
                       timing={"probe_seconds": round(scores.seconds, 4)},
                       date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
-                      diagnostics=scores.diagnostics)
+                      diagnostics=diagnostics)
+
+
+def controls_on_covered_rows(data: BenchmarkData, tasks: Sequence[Task], embeddings: GeneEmbeddings,
+                             settings: ProbeSettings, partners: GeneEmbeddings | None = None
+                             ) -> dict[str, dict[str, float]]:
+    """The controls rescored on the rows `embeddings` covers, for the tasks with controls it covers in part:
+    a lift compares model and control on the same genes and folds. Fully covered tasks need nothing."""
+    from genebench.controls import control_scores
+    from genebench.probe.engine import ProbeEngine
+
+    engine = ProbeEngine(embeddings, settings, partners)
+    partial = []
+    for task in (task for task in tasks if task.metadata.controls):
+        rows = engine.covered_rows(task)
+        if 0 < len(rows) < len(task.folds):
+            partial.append(Task(task.metadata, task.entities[rows], task.labels[rows], task.folds[rows]))
+    if partial:
+        logger.info("rescoring the controls of %d partly covered tasks on the covered rows", len(partial))
+    return control_scores(data, partial, settings) if partial else {}
 
 
 def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str | Path, *,
                settings: ProbeSettings | None = None, dataset_revision: dict[str, Any],
                config: dict[str, Any] | None = None,
                overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
-               partner_embeddings: GeneEmbeddings | None = None, engine: RayEngine | None = None) -> list[TaskResult]:
+               partner_embeddings: GeneEmbeddings | None = None, engine: RayEngine | None = None,
+               data: BenchmarkData | None = None) -> list[TaskResult]:
     """Score every task and write one result file per task as soon as it finishes.
 
     Tasks that cannot be scored (too few covered genes, a single-class fold, ...) get a result whose
@@ -517,6 +543,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         partner_embeddings: vectors for non-gene entities of pair tasks.
         engine: where the probes run: None here, one task after another; a `RayEngine` on its cluster, the
             results coming back here (the only writer) as they finish. Scores are the same either way.
+        data: the tasks' data; given, the lift on a task the model covers in part is over the controls rescored
+            on its covered rows (`controls_on_covered_rows`), else over the stored controls.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -544,12 +572,15 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     needed = {task.metadata.parent for task in pending if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%d tasks to score, %d already done", len(pending), len(results))
+    rescored = controls_on_covered_rows(data, pending, embeddings, settings, partner_embeddings) \
+        if data is not None and pending else {}
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         for scores in scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings):
             if scores.task.name in results:
                 continue
-            result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config)
+            result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config,
+                               controls=rescored.get(scores.task.name))
             write_result(result, out_dir)
             results[scores.task.name] = result
             bar.set_postfix_str(scores.task.name[:40])
@@ -679,7 +710,7 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         save_run_config(out, config)
         results = run_probes(tasks, embeddings, out, settings=config.probe_settings(), dataset_revision=data.revision,
                              config=config.record(), overwrite=overwrite, progress=progress,
-                             partner_embeddings=partners, engine=engine)
+                             partner_embeddings=partners, engine=engine, data=data)
     return Run(results=results, model=embeddings.model, embeddings=embeddings, partners=partners)
 
 

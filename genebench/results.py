@@ -67,7 +67,7 @@ class TaskResult(BaseModel):
     main_score: str = "roc_auc"
     skipped: str | None = Field(default=None, description="Why the task was not scored, if it was not.")
     lift: float | None = Field(
-        default=None, description="Main score minus the best control's on this task (`task.controls`); None when the "
+        default=None, description="Main score minus the best control's on this task (`controls`); None when the "
         "task was skipped or has no controls."
     )
     timing: dict[str, float] = Field(default_factory=dict)
@@ -87,6 +87,12 @@ class TaskResult(BaseModel):
             raise ValueError(f"task '{self.task.name}': expected its main score {self.main_score!r} in scores, "
                              f"found {sorted(self.scores)}")
         return self
+
+    @property
+    def controls(self) -> dict[str, float]:
+        """The control scores its lift is over: rescored on the covered rows when the model covers the task in part
+        (`diagnostics["controls_on_covered_rows"]`), else the task's stored ones."""
+        return self.diagnostics.get("controls_on_covered_rows") or self.task.controls
 
     @property
     def run_identity(self) -> dict[str, Any]:
@@ -322,7 +328,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "task": result.task.name, "family": result.task.family, "category": result.task.category,
                 "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
-                "lift": np.nan if result.lift is None else result.lift, "best_control": _best_control(result.task),
+                "lift": np.nan if result.lift is None else result.lift, "best_control": _best_control(result.controls),
                 "is_flagged": result.task.is_shortcut_solvable,
                 "data_revision": revision_id(result.dataset_revision),
                 "data_tasks": revision_task_count(result.dataset_revision),
@@ -345,9 +351,11 @@ def score_cell(mean: float, std: float, n: int = 2) -> str:
     return f"{mean:.3f} (1 task)" if n == 1 else f"{mean:.3f} ± {std:.3f}"
 
 
-def _best_control(task: TaskMetadata) -> str | None:
-    best = task.best_control
-    return None if best is None else f"{best[0]} {best[1]:.3f}"
+def _best_control(controls: dict[str, float]) -> str | None:
+    if not controls:
+        return None
+    name = max(controls, key=lambda control: (controls[control], control))
+    return f"{name} {controls[name]:.3f}"
 
 
 def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:

@@ -132,3 +132,33 @@ def test_random_control_cannot_rank_held_out_genes():
     scores = {s.task.name: s.scores["roc_auc"].mean for s in iter_task_scores(tasks, embeddings)}
     assert abs(scores["Pathways"] - 0.5) < 0.02
     assert scores["Pathways;Digestion and absorption"] < 0.8
+
+
+def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp_path):
+    import numpy as np
+
+    from genebench.controls import control_scores
+    from genebench.pipeline import run_probes
+    from genebench.tasks.task import Task
+    from model_adapters.baselines import RandomAdapter
+
+    data = open_data()
+    partly, fully = (data.load_task(name) for name in ("long vs short range TF", "N1 network"))
+    genes = sorted({str(g) for task in (partly, fully) for g in task.genes()})
+    dropped = set(partly.genes().tolist()[::3])  # a third of the first task's genes get no vector
+    embeddings = RandomAdapter("test/random-64", hgnc=data.hgnc(), dim=64).encode(
+        [g for g in genes if g not in dropped or g in set(fully.genes().tolist())])
+    assert not set(fully.genes().tolist()) - set(embeddings.symbols.tolist())
+    settings = ProbeSettings(device="cpu")
+    partial, full = run_probes([partly, fully], embeddings, tmp_path, settings=settings,
+                               dataset_revision=data.revision, progress=False, data=data)
+
+    rows = np.flatnonzero(np.isin(partly.entities.astype(str), embeddings.symbols.astype(str)))
+    assert 0 < partial.coverage.n_covered == len(rows) < len(partly.folds)
+    expected = control_scores(data, [Task(partly.metadata, partly.entities[rows], partly.labels[rows],
+                                          partly.folds[rows])], settings)[partly.name]
+    assert partial.diagnostics["controls_on_covered_rows"] == expected == partial.controls
+    assert expected != partly.metadata.controls  # the same controls on fewer genes score differently
+    assert partial.lift == round(partial.scores["roc_auc"].mean - max(expected.values()), 6)
+    assert "controls_on_covered_rows" not in full.diagnostics  # fully covered: the stored controls, no rework
+    assert full.lift == round(full.scores["roc_auc"].mean - max(fully.metadata.controls.values()), 6)
