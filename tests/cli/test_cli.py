@@ -182,31 +182,7 @@ def test_full_disk_is_one_clear_error(data, tmp_path):
 
 @pytest.mark.slow
 def test_ctrl_c_keeps_finished_tasks_and_a_rerun_resumes(tmp_path):
-    """SIGINT mid-run (the bundled PerturbQA tasks take seconds each): finished files stay, the rerun completes."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+    """SIGINT mid-run over the ten PerturbQA tasks: finished files stay, the rerun completes."""
+    from interrupting import interrupt_then_resume
 
-    out = tmp_path / "results"
-    command = [sys.executable, "-m", "genebench.cli", "run", "--input", "random", "--family", "perturbqa",
-               "--out", str(out)]
-    env = {**os.environ, "GENEBENCH_CACHE": str(tmp_path / "cache")}
-    # a shell's background jobs inherit SIGINT ignored; a terminal's Ctrl-C reaches a default handler
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 120
-    while not [p for p in out.rglob("*.json") if p.name != "model_meta.json"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 130, err
-    assert "interrupted; finished results are kept, rerun the same command to resume." in err
-    kept = {p: p.read_bytes() for p in out.rglob("*.json") if p.name != "model_meta.json"}
-    assert 1 <= len(kept) < 10
-    rerun = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
-    assert rerun.returncode == 0, rerun.stderr
-    assert f"{10 - len(kept)} tasks to score, {len(kept)} already done" in rerun.stderr
-    assert all(path.read_bytes() == data for path, data in kept.items())
-    assert len([p for p in out.rglob("*.json") if p.name != "model_meta.json"]) == 10
+    interrupt_then_resume(["--input", "random", "--family", "perturbqa"], tmp_path / "results", tmp_path / "cache", 10)

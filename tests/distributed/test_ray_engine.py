@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -160,28 +159,8 @@ def bert_dir_name(adapter) -> str:
 
 def test_ctrl_c_on_ray_keeps_finished_tasks_and_a_rerun_resumes(tmp_path):
     """SIGINT to the driver of a Ray run: it stops Ray and exits as a local run does; the rerun completes."""
-    import subprocess
+    from interrupting import interrupt_then_resume
 
     pytest.importorskip("ray")
-    out = tmp_path / "results"
-    command = [sys.executable, "-m", "genebench.cli", "run", "--input", "random", "--dim", "512", "--family",
-               "perturbqa", "--out", str(out), "--engine", "ray"]
-    env = {**os.environ, "GENEBENCH_CACHE": str(tmp_path / "cache")}
-    # a shell's background jobs inherit SIGINT ignored; a terminal's Ctrl-C reaches a default handler
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 180
-    while not _results(out) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 130, err
-    assert "interrupted; finished results are kept, rerun the same command to resume." in err
-    kept = {p: p.read_bytes() for p in out.rglob("*.json") if p.name != "model_meta.json"}
-    assert 1 <= len(kept) < 10
-    assert not list(out.rglob("*.tmp")) and not list(out.rglob(".genebench.lock"))  # nothing half-written or held
-    rerun = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
-    assert rerun.returncode == 0, rerun.stderr
-    assert f"{10 - len(kept)} tasks to score, {len(kept)} already done" in rerun.stderr
-    assert all(path.read_bytes() == data for path, data in kept.items())
-    assert len(_results(out)) == 10
+    interrupt_then_resume(["--input", "random", "--dim", "512", "--family", "perturbqa", "--engine", "ray"],
+                          tmp_path / "results", tmp_path / "cache", 10)
