@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
@@ -500,23 +501,26 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
                       diagnostics=diagnostics)
 
 
-def controls_on_covered_rows(data: BenchmarkData, tasks: Sequence[Task], embeddings: GeneEmbeddings,
-                             settings: ProbeSettings, partners: GeneEmbeddings | None = None
-                             ) -> dict[str, dict[str, float]]:
-    """The controls rescored on the rows `embeddings` covers, for the tasks with controls it covers in part:
-    a lift compares model and control on the same genes and folds. Fully covered tasks need nothing."""
-    from genebench.controls import control_scores
-    from genebench.probe.engine import ProbeEngine
+def is_partly_covered(scores: TaskScores) -> bool:
+    """Whether a scored task with controls was covered in part: its lift needs controls on the same rows."""
+    return bool(scores.task.metadata.controls) and bool(scores.scores) and \
+        0 < scores.coverage.n_covered < scores.coverage.n_task
 
-    engine = ProbeEngine(embeddings, settings, partners)
-    partial = []
-    for task in (task for task in tasks if task.metadata.controls):
-        rows = engine.covered_rows(task)
-        if 0 < len(rows) < len(task.folds):
-            partial.append(Task(task.metadata, task.entities[rows], task.labels[rows], task.folds[rows]))
-    if partial:
-        logger.info("rescoring the controls of %d partly covered tasks on the covered rows", len(partial))
-    return control_scores(data, partial, settings) if partial else {}
+
+def controls_on_covered_rows(data: BenchmarkData, scored: Sequence[TaskScores],
+                             settings: ProbeSettings) -> dict[str, dict[str, float]]:
+    """The controls rescored on exactly the rows each of `scored` covered (those without a missing entity), so
+    that a lift compares model and control on the same genes and folds: task name -> control -> score."""
+    from genebench.controls import control_scores
+
+    restricted = []
+    for scores in scored:
+        task = scores.task
+        entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
+        rows = np.flatnonzero(~np.isin(entities.astype(str), scores.coverage.missing_genes).any(axis=1))
+        restricted.append(Task(task.metadata, task.entities[rows], task.labels[rows], task.folds[rows]))
+    logger.info("rescoring the controls of %d partly covered tasks on the rows they cover", len(restricted))
+    return control_scores(data, restricted, settings)
 
 
 def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str | Path, *,
@@ -544,7 +548,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         engine: where the probes run: None here, one task after another; a `RayEngine` on its cluster, the
             results coming back here (the only writer) as they finish. Scores are the same either way.
         data: the tasks' data; given, the lift on a task the model covers in part is over the controls rescored
-            on its covered rows (`controls_on_covered_rows`), else over the stored controls.
+            on its covered rows (`controls_on_covered_rows`; such results are written once all tasks are probed),
+            else over the stored controls.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -572,19 +577,27 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     needed = {task.metadata.parent for task in pending if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%d tasks to score, %d already done", len(pending), len(results))
-    rescored = controls_on_covered_rows(data, pending, embeddings, settings, partner_embeddings) \
-        if data is not None and pending else {}
+    partly: list[TaskScores] = []  # written once their controls are rescored on the same rows
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         for scores in scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings):
             if scores.task.name in results:
                 continue
-            result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config,
-                               controls=rescored.get(scores.task.name))
-            write_result(result, out_dir)
-            results[scores.task.name] = result
+            if data is not None and is_partly_covered(scores):
+                partly.append(scores)
+            else:
+                result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision,
+                                   config=config)
+                write_result(result, out_dir)
+                results[scores.task.name] = result
             bar.set_postfix_str(scores.task.name[:40])
             bar.update()
+    rescored = controls_on_covered_rows(data, partly, settings) if partly else {}
+    for scores in partly:
+        result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config,
+                           controls=rescored.get(scores.task.name))
+        write_result(result, out_dir)
+        results[scores.task.name] = result
     return [results[task.name] for task in tasks]
 
 

@@ -13,6 +13,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
@@ -139,11 +140,17 @@ class SymbolMapper:
         self.table = table
         self.version = version
         self.approved = set(table["symbol"])
-        self._upper = _index(table["symbol"], table["symbol"].str.upper())
-        self._prev = _multi_index(table, "prev_symbol", upper=False)
-        self._alias = _multi_index(table, "alias_symbol", upper=False)
-        self._prev_upper = _multi_index(table, "prev_symbol", upper=True)
-        self._alias_upper = _multi_index(table, "alias_symbol", upper=True)
+
+    @cached_property
+    def _indexes(self) -> list[tuple[dict[str, set[str]], bool]]:
+        """Where a symbol that is not approved is looked up, in order: (index, whether it is keyed upper-case).
+        Built on the first such symbol: a table of current symbols never needs them."""
+        table = self.table
+        return [(_index(table["symbol"], table["symbol"].str.upper()), True),
+                (_multi_index(table, "prev_symbol", upper=False), False),
+                (_multi_index(table, "alias_symbol", upper=False), False),
+                (_multi_index(table, "prev_symbol", upper=True), True),
+                (_multi_index(table, "alias_symbol", upper=True), True)]
 
     @classmethod
     def from_file(cls, path: str | Path) -> SymbolMapper:
@@ -198,15 +205,8 @@ class SymbolMapper:
     def _candidates(self, symbol: str) -> set[str]:
         if symbol in self.approved:
             return {symbol}
-        upper = symbol.upper()
-        for index, key in (
-            (self._upper, upper),
-            (self._prev, symbol),
-            (self._alias, symbol),
-            (self._prev_upper, upper),
-            (self._alias_upper, upper),
-        ):
-            found = index.get(key)
+        for index, upper in self._indexes:
+            found = index.get(symbol.upper() if upper else symbol)
             if found:
                 return found
         return set()

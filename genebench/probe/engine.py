@@ -242,13 +242,6 @@ class ProbeEngine:
                 table.basis  # noqa: B018 (computed on first access)
         return self
 
-    def covered_rows(self, task: Task) -> np.ndarray:
-        """The rows of `task` whose entities all have vectors: the rows `score` fits and scores."""
-        try:
-            return _Features(task, self.tables, self.settings).rows
-        except EmbeddingError:  # no vectors for its partner entities: nothing is covered
-            return np.zeros(0, dtype=np.int64)
-
     def score_unit(self, unit: Sequence[Task]) -> Iterator[TaskScores]:
         """Score one unit of `task_units`: its fitted task, then the derived tasks scored from that fit."""
         task, *children = unit
