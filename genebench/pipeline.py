@@ -28,6 +28,7 @@ from genebench.lock import folder_lock
 from genebench.model_info import MODEL_ID, ModelInfo, file_record
 from genebench.progress import progress as progress_counter
 from genebench.results import (
+    COVERED_CONTROLS,
     OverwriteStrategy,
     TaskResult,
     format_lift,
@@ -474,11 +475,10 @@ def _is_current(path: Path, *, model: ModelInfo, probe: dict[str, Any], dataset_
 
 
 def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
-              config: dict[str, Any], controls: dict[str, float] | None = None) -> TaskResult:
+              config: dict[str, Any]) -> TaskResult:
     """The `TaskResult` of one scored task; scores that are not finite or out of range make it skipped, saying why.
 
-    Its lift is over the best of `controls` (the controls rescored on the rows the model covers) when given, else
-    over the task's stored controls.
+    Its lift is over the task's stored controls (see `with_covered_controls` for a task covered in part).
     """
     from genebench import __version__
     from genebench.metrics import score_problem
@@ -489,35 +489,40 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
         skipped, kept = f"the probe gave no valid score: {problems[0]}; try other probe settings", {}
         logger.warning("task '%s' skipped: %s", scores.task.name, skipped)
     main = kept.get(scores.main_score)
-    against = controls if controls is not None else scores.task.metadata.controls
-    lift = None if not against or main is None else round(main.mean - max(against.values()), 6)
-    diagnostics = scores.diagnostics if controls is None else {**scores.diagnostics,
-                                                               "controls_on_covered_rows": controls}
+    controls = scores.task.metadata.controls
+    lift = None if not controls or main is None else round(main.mean - max(controls.values()), 6)
     return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
                       model=model, probe=probe, coverage=scores.coverage, scores=kept,
                       main_score=scores.main_score, skipped=skipped, lift=lift,
                       timing={"probe_seconds": round(scores.seconds, 4)},
                       date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
-                      diagnostics=diagnostics)
+                      diagnostics=scores.diagnostics)
 
 
-def is_partly_covered(scores: TaskScores) -> bool:
-    """Whether a scored task with controls was covered in part: its lift needs controls on the same rows."""
-    return bool(scores.task.metadata.controls) and bool(scores.scores) and \
-        0 < scores.coverage.n_covered < scores.coverage.n_task
+def needs_covered_controls(result: TaskResult) -> bool:
+    """Whether a scored result with controls covers its task in part and has no controls rescored on its rows
+    yet: its lift must wait for them."""
+    return bool(result.task.controls) and bool(result.scores) and \
+        0 < result.coverage.n_covered < result.coverage.n_task and COVERED_CONTROLS not in result.diagnostics
 
 
-def controls_on_covered_rows(data: BenchmarkData, scored: Sequence[TaskScores],
+def with_covered_controls(result: TaskResult, controls: dict[str, float]) -> TaskResult:
+    """`result` with `controls` (scored on its covered rows) recorded, and its lift over their best (None when no
+    control could be scored on those rows)."""
+    lift = round(result.scores[result.main_score].mean - max(controls.values()), 6) if controls else None
+    return result.model_copy(update={"lift": lift, "diagnostics": {**result.diagnostics, COVERED_CONTROLS: controls}})
+
+
+def controls_on_covered_rows(data: BenchmarkData, covered: Sequence[tuple[Task, Sequence[str]]],
                              settings: ProbeSettings) -> dict[str, dict[str, float]]:
-    """The controls rescored on exactly the rows each of `scored` covered (those without a missing entity), so
-    that a lift compares model and control on the same genes and folds: task name -> control -> score."""
+    """The controls rescored on the rows of each (task, its missing genes) that hold no missing gene, so a lift
+    compares model and control on the same genes and folds: task name -> control -> score."""
     from genebench.controls import control_scores
 
     restricted = []
-    for scores in scored:
-        task = scores.task
+    for task, missing in covered:
         entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
-        rows = np.flatnonzero(~np.isin(entities.astype(str), scores.coverage.missing_genes).any(axis=1))
+        rows = np.flatnonzero(~np.isin(entities.astype(str), list(missing)).any(axis=1))
         restricted.append(Task(task.metadata, task.entities[rows], task.labels[rows], task.folds[rows]))
     logger.info("rescoring the controls of %d partly covered tasks on the rows they cover", len(restricted))
     return control_scores(data, restricted, settings)
@@ -548,8 +553,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         engine: where the probes run: None here, one task after another; a `RayEngine` on its cluster, the
             results coming back here (the only writer) as they finish. Scores are the same either way.
         data: the tasks' data; given, the lift on a task the model covers in part is over the controls rescored
-            on its covered rows (`controls_on_covered_rows`; such results are written once all tasks are probed),
-            else over the stored controls.
+            on its covered rows (`controls_on_covered_rows`, once every task is probed; an interrupted run's are
+            rescored on resume), else over the stored controls.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -577,27 +582,26 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     needed = {task.metadata.parent for task in pending if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%d tasks to score, %d already done", len(pending), len(results))
-    partly: list[TaskScores] = []  # written once their controls are rescored on the same rows
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         for scores in scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings):
             if scores.task.name in results:
                 continue
-            if data is not None and is_partly_covered(scores):
-                partly.append(scores)
-            else:
-                result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision,
-                                   config=config)
-                write_result(result, out_dir)
-                results[scores.task.name] = result
+            result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config)
+            if data is not None and needs_covered_controls(result):
+                result = result.model_copy(update={"lift": None})  # until the controls are rescored, below
+            write_result(result, out_dir)
+            results[scores.task.name] = result
             bar.set_postfix_str(scores.task.name[:40])
             bar.update()
-    rescored = controls_on_covered_rows(data, partly, settings) if partly else {}
-    for scores in partly:
-        result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config,
-                           controls=rescored.get(scores.task.name))
-        write_result(result, out_dir)
-        results[scores.task.name] = result
+    waiting = [result for result in results.values() if needs_covered_controls(result)] if data is not None else []
+    if waiting:  # tasks covered in part, this run's or an interrupted one's: their controls on the same rows
+        by_name = {task.name: task for task in tasks}
+        rescored = controls_on_covered_rows(data, [(by_name[r.task.name], r.coverage.missing_genes) for r in waiting],
+                                            settings)
+        for result in waiting:
+            results[result.task.name] = with_covered_controls(result, rescored.get(result.task.name, {}))
+            write_result(results[result.task.name], out_dir)
     return [results[task.name] for task in tasks]
 
 

@@ -41,6 +41,10 @@ class MetricScores(BaseModel):
     std: float
 
 
+COVERED_CONTROLS = "controls_on_covered_rows"
+"""The `diagnostics` key of the controls rescored on a partly covered result's rows (see `TaskResult.controls`)."""
+
+
 class Coverage(BaseModel):
     """How many of the task's rows the model's embeddings cover."""
 
@@ -92,7 +96,7 @@ class TaskResult(BaseModel):
     def controls(self) -> dict[str, float]:
         """The control scores its lift is over: rescored on the covered rows when the model covers the task in part
         (`diagnostics["controls_on_covered_rows"]`), else the task's stored ones."""
-        return self.diagnostics.get("controls_on_covered_rows") or self.task.controls
+        return self.diagnostics.get(COVERED_CONTROLS, self.task.controls)
 
     @property
     def run_identity(self) -> dict[str, Any]:

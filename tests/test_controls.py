@@ -139,6 +139,7 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
 
     from genebench.controls import control_scores
     from genebench.pipeline import run_probes
+    from genebench.results import read_result, result_path
     from genebench.tasks.task import Task
     from model_adapters.baselines import RandomAdapter
 
@@ -150,14 +151,19 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
         [g for g in genes if g not in dropped or g in set(fully.genes().tolist())])
     assert not set(fully.genes().tolist()) - set(embeddings.symbols.tolist())
     settings = ProbeSettings(device="cpu")
+    before, _ = run_probes([partly, fully], embeddings, tmp_path, settings=settings, dataset_revision=data.revision,
+                           progress=False)  # without the data: the stored controls, as an interrupted run leaves it
+    assert "controls_on_covered_rows" not in before.diagnostics
     partial, full = run_probes([partly, fully], embeddings, tmp_path, settings=settings,
-                               dataset_revision=data.revision, progress=False, data=data)
+                               dataset_revision=data.revision, progress=False, data=data)  # resumes: rescores only
+    assert partial.scores == before.scores
 
     rows = np.flatnonzero(np.isin(partly.entities.astype(str), embeddings.symbols.astype(str)))
     assert 0 < partial.coverage.n_covered == len(rows) < len(partly.folds)
     expected = control_scores(data, [Task(partly.metadata, partly.entities[rows], partly.labels[rows],
                                           partly.folds[rows])], settings)[partly.name]
     assert partial.diagnostics["controls_on_covered_rows"] == expected == partial.controls
+    assert read_result(result_path(tmp_path, partial.model, partly.name)) == partial  # what was written
     assert expected != partly.metadata.controls  # the same controls on fewer genes score differently
     assert partial.lift == round(partial.scores["roc_auc"].mean - max(expected.values()), 6)
     assert "controls_on_covered_rows" not in full.diagnostics  # fully covered: the stored controls, no rework
