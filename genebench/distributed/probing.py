@@ -70,9 +70,11 @@ def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings
             for task, scores in zip(unit, scored):  # `score_unit` yields in the unit's order
                 yield dataclasses.replace(scores, task=task)
             logger.debug("unit '%s' scored on node %s", unit[0].name, node)
-    finally:
+    finally:  # Ctrl-C, or the caller stopped early: cancel what is left, and let it settle before Ray shuts down
         for ref in units:
-            ray.cancel(ref, force=True)
+            ray.cancel(ref)  # not forced: a unit that finishes as it is cancelled still completes cleanly
+        if units:
+            ray.wait(list(units), num_returns=len(units), timeout=30)
     if failures:
         raise DistributedError(f"{len(failures)} of the probe units failed; every other result is written, rerun to "
                                f"retry: {'; '.join(failures)}")
