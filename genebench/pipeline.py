@@ -29,6 +29,7 @@ from genebench.model_info import MODEL_ID, ModelInfo, file_record
 from genebench.progress import progress as progress_counter
 from genebench.results import (
     COVERED_CONTROLS,
+    MetricScores,
     OverwriteStrategy,
     TaskResult,
     format_lift,
@@ -41,6 +42,7 @@ from genebench.results import (
     summary_table,
     write_result,
 )
+from genebench.tasks.metadata import best_of
 from genebench.tasks.task import Task
 
 if TYPE_CHECKING:
@@ -313,8 +315,9 @@ def task_genes(tasks: Sequence[Task]) -> list[str]:
     genes: set[str] = set()
     read = set()  # derived tasks share their parent's entity array: read each array once
     for task in tasks:
-        if (id(task.entities), tuple(task.metadata.entity_types)) not in read:
-            read.add((id(task.entities), tuple(task.metadata.entity_types)))
+        key = (id(task.entities), tuple(task.metadata.entity_types))
+        if key not in read:
+            read.add(key)
             genes.update(map(str, task.genes()))
     return sorted(genes)
 
@@ -488,12 +491,10 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
     if problems:
         skipped, kept = f"the probe gave no valid score: {problems[0]}; try other probe settings", {}
         logger.warning("task '%s' skipped: %s", scores.task.name, skipped)
-    main = kept.get(scores.main_score)
-    controls = scores.task.metadata.controls
-    lift = None if not controls or main is None else round(main.mean - max(controls.values()), 6)
     return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
                       model=model, probe=probe, coverage=scores.coverage, scores=kept,
-                      main_score=scores.main_score, skipped=skipped, lift=lift,
+                      main_score=scores.main_score, skipped=skipped,
+                      lift=_lift(kept.get(scores.main_score), scores.task.metadata.best_control),
                       timing={"probe_seconds": round(scores.seconds, 4)},
                       date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
                       diagnostics=scores.diagnostics)
@@ -509,8 +510,13 @@ def needs_covered_controls(result: TaskResult) -> bool:
 def with_covered_controls(result: TaskResult, controls: dict[str, float]) -> TaskResult:
     """`result` with `controls` (scored on its covered rows) recorded, and its lift over their best (None when no
     control could be scored on those rows)."""
-    lift = round(result.scores[result.main_score].mean - max(controls.values()), 6) if controls else None
+    lift = _lift(result.scores[result.main_score], best_of(controls))
     return result.model_copy(update={"lift": lift, "diagnostics": {**result.diagnostics, COVERED_CONTROLS: controls}})
+
+
+def _lift(main: MetricScores | None, best: tuple[str, float] | None) -> float | None:
+    """The main score minus the best control's, or None without either."""
+    return None if main is None or best is None else round(main.mean - best[1], 6)
 
 
 def controls_on_covered_rows(data: BenchmarkData, covered: Sequence[tuple[Task, Sequence[str]]],

@@ -24,7 +24,7 @@ from genebench.comparability import revision_id, revision_task_count
 from genebench.errors import ResultsError
 from genebench.metrics import score_problem
 from genebench.model_info import ModelInfo
-from genebench.tasks.metadata import TaskMetadata
+from genebench.tasks.metadata import TaskMetadata, best_of, format_control
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +97,11 @@ class TaskResult(BaseModel):
         """The control scores its lift is over: rescored on the covered rows when the model covers the task in part
         (`diagnostics["controls_on_covered_rows"]`), else the task's stored ones."""
         return self.diagnostics.get(COVERED_CONTROLS, self.task.controls)
+
+    @property
+    def best_control(self) -> tuple[str, float] | None:
+        """The best of `controls` and its score: what the lift is over."""
+        return best_of(self.controls)
 
     @property
     def run_identity(self) -> dict[str, Any]:
@@ -332,7 +337,8 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "task": result.task.name, "family": result.task.family, "category": result.task.category,
                 "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
-                "lift": np.nan if result.lift is None else result.lift, "best_control": _best_control(result.controls),
+                "lift": np.nan if result.lift is None else result.lift,
+                "best_control": format_control(result.best_control),
                 "is_flagged": result.task.is_shortcut_solvable,
                 "data_revision": revision_id(result.dataset_revision),
                 "data_tasks": revision_task_count(result.dataset_revision),
@@ -353,13 +359,6 @@ def score_cell(mean: float, std: float, n: int = 2) -> str:
         ('0.840 (1 task)', '0.800 ± 0.100')
     """
     return f"{mean:.3f} (1 task)" if n == 1 else f"{mean:.3f} ± {std:.3f}"
-
-
-def _best_control(controls: dict[str, float]) -> str | None:
-    if not controls:
-        return None
-    name = max(controls, key=lambda control: (controls[control], control))
-    return f"{name} {controls[name]:.3f}"
 
 
 def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:

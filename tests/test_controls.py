@@ -138,6 +138,8 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
     import numpy as np
 
     from genebench.controls import control_scores
+    from genebench.errors import SubmissionError
+    from genebench.leaderboard.validate import check_scores
     from genebench.pipeline import run_probes
     from genebench.results import read_result, result_path
     from genebench.tasks.task import Task
@@ -166,5 +168,8 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
     assert read_result(result_path(tmp_path, partial.model, partly.name)) == partial  # what was written
     assert expected != partly.metadata.controls  # the same controls on fewer genes score differently
     assert partial.lift == round(partial.scores["roc_auc"].mean - max(expected.values()), 6)
+    check_scores(partial, source="partial.json")  # a submission of it validates: its lift is over these controls
+    with pytest.raises(SubmissionError, match="partial.json: lift"):
+        check_scores(partial.model_copy(update={"lift": partial.lift + 0.01}), source="partial.json")
     assert "controls_on_covered_rows" not in full.diagnostics  # fully covered: the stored controls, no rework
     assert full.lift == round(full.scores["roc_auc"].mean - max(fully.metadata.controls.values()), 6)

@@ -56,8 +56,8 @@ def add_engine_args(parser: argparse.ArgumentParser) -> None:
 def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
     """A context giving the `RayEngine` of `--engine ray` (connected), or None for a local run."""
     if args.engine != "ray":
-        given = [f"{flag} {value}" for flag, value in (("--ray-address", args.ray_address if args.ray_address != "local"
-                                                         else None), ("--chunk-size", args.chunk_size)) if value]
+        given = [f"--ray-address {args.ray_address}"] if args.ray_address != "local" else []
+        given += [f"--chunk-size {args.chunk_size}"] if args.chunk_size else []
         if given:
             from genebench.errors import GenebenchError
 

@@ -143,7 +143,7 @@ class RayEngine:
         """Encode `symbols` on the cluster (see `genebench.distributed.encoding.encode_chunks`)."""
         from genebench.distributed.encoding import encode_chunks
 
-        return encode_chunks(encoder, symbols, chunk_size, self.connect().resources(), self.worker_options)
+        return encode_chunks(encoder, symbols, chunk_size, self.resources(), self.worker_options)
 
     def iter_task_scores(self, tasks: Sequence, embeddings: GeneEmbeddings, settings=None, *,
                          partner_embeddings: GeneEmbeddings | None = None) -> Iterator:

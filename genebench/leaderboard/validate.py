@@ -128,12 +128,13 @@ def check_scores(result: TaskResult, *, source: str) -> None:
                     f"{source}: {metric} {stat} {stored!r} does not match the {stat} of its folds {recomputed!r} "
                     f"(tolerance {SCORE_TOLERANCE}); results must not be edited by hand, rerun `genebench run`."
                 )
-    best = result.task.best_control
+    best = result.best_control
     expected = None if best is None or result.skipped is not None else result.scores[result.main_score].mean - best[1]
     if (expected is None) != (result.lift is None) or (expected is not None and abs(result.lift - expected) > 1e-6):
         raise SubmissionError(
             f"{source}: lift {result.lift!r} does not match the main score minus the best control in task.controls "
-            f"({expected!r}); results must not be edited by hand, rerun `genebench run`."
+            f"(diagnostics.controls_on_covered_rows on a partly covered task) ({expected!r}); results must not be "
+            "edited by hand, rerun `genebench run`."
         )
 
 

@@ -21,9 +21,10 @@ def dense(X: Any) -> np.ndarray:
     return X.toarray() if scipy.sparse.issparse(X) else np.asarray(X)
 
 
-def _float32(table: Any) -> Any:
-    return scipy.sparse.csr_array(table, dtype=np.float32) if scipy.sparse.issparse(table) else \
-        np.ascontiguousarray(table, dtype=np.float32)
+def as_float32(X: Any) -> np.ndarray | scipy.sparse.csr_array:
+    """A dense matrix as a contiguous float32 array, a sparse one as a float32 CSR matrix."""
+    return scipy.sparse.csr_array(X, dtype=np.float32) if scipy.sparse.issparse(X) else \
+        np.ascontiguousarray(X, dtype=np.float32)
 
 
 class PairDesign(LinearOperator):
@@ -46,8 +47,8 @@ class PairDesign(LinearOperator):
 
     def __init__(self, tables: tuple[np.ndarray, np.ndarray], rows: tuple[np.ndarray, np.ndarray],
                  mode: Literal["concat", "mean"]) -> None:
-        first = _float32(tables[0])
-        second = first if tables[1] is tables[0] else _float32(tables[1])
+        first = as_float32(tables[0])
+        second = first if tables[1] is tables[0] else as_float32(tables[1])
         if mode == "mean" and first.shape[1] != second.shape[1]:
             raise ValueError(f"PairDesign: 'mean' needs tables of one width, found {first.shape[1]} and "
                              f"{second.shape[1]}; use mode='concat'.")

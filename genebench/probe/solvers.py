@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 
-from genebench.probe.design import Features, PairDesign, dense
+from genebench.probe.design import Features, PairDesign, as_float32, dense
 from genebench.probe.settings import Scale
 
 _ARMIJO = 1e-4
@@ -192,11 +192,9 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
         True
     """
     if device is not None:  # torch runs on a dense matrix
-        X = np.ascontiguousarray(dense(X), dtype=np.float32)
-    elif scipy.sparse.issparse(X):
-        X = scipy.sparse.csr_array(X, dtype=np.float32)
+        X = as_float32(dense(X))
     elif not isinstance(X, PairDesign):
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        X = as_float32(X)
     folds = np.asarray(folds)
     train = fold_masks(folds)
     n_splits = train.shape[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -59,6 +60,29 @@ class TaskSpec(BaseModel):
         return self
 
 
+def best_of(controls: Mapping[str, float]) -> tuple[str, float] | None:
+    """The control with the highest score and that score (ties: the later name), or None without controls.
+
+    Examples:
+        >>> best_of({"name": 0.91, "random": 0.5})
+        ('name', 0.91)
+    """
+    if not controls:
+        return None
+    name = max(controls, key=lambda control: (controls[control], control))
+    return name, controls[name]
+
+
+def format_control(best: tuple[str, float] | None) -> str | None:
+    """A best control as tables show it: "name 1.000", or None.
+
+    Examples:
+        >>> format_control(("name", 1.0))
+        'name 1.000'
+    """
+    return None if best is None else f"{best[0]} {best[1]:.3f}"
+
+
 class TaskMetadata(TaskSpec):
     """A built task: its spec plus everything the data settled (labels, sizes, source versions)."""
 
@@ -89,10 +113,7 @@ class TaskMetadata(TaskSpec):
     @property
     def best_control(self) -> tuple[str, float] | None:
         """The control with the highest main score on this task and that score, or None without controls."""
-        if not self.controls:
-            return None
-        name = max(self.controls, key=lambda control: (self.controls[control], control))
-        return name, self.controls[name]
+        return best_of(self.controls)
 
     @property
     def is_shortcut_solvable(self) -> bool:

@@ -9,7 +9,7 @@ import pandas as pd
 from genebench.data import BenchmarkData, open_data
 from genebench.errors import UnknownTaskError
 from genebench.registry import unknown_name_message
-from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, TaskMetadata
+from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, TaskMetadata, format_control
 from genebench.tasks.task import Task
 
 DataLike = str | Path | BenchmarkData | None
@@ -33,7 +33,7 @@ class TaskList(tuple):
         return pd.DataFrame([
             {"name": m.name, "family": m.family, "category": m.category, "type": m.type,
              "n_entities": m.n_entities, "n_labels": len(m.label_names), "parent": m.parent,
-             "best_control": f"{m.best_control[0]} {m.best_control[1]:.3f}" if m.best_control else None,
+             "best_control": format_control(m.best_control),
              "shortcut": m.is_shortcut_solvable}
             for m in self
         ])
