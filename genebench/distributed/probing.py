@@ -9,8 +9,11 @@ as units finish; the caller writes them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
+import signal
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -36,6 +39,22 @@ def _score_unit(engine: ProbeEngine, unit: list[Task]) -> tuple[str, list[TaskSc
                                f"{type(exc).__name__}: {exc}") from exc
 
 
+@contextlib.contextmanager
+def _deferred_ctrl_c() -> Iterator[threading.Event]:
+    """Ctrl-C as a flag, set while the block runs: the driver raises `KeyboardInterrupt` between Ray calls, never
+    inside one (a SIGINT inside Ray's client calls can abort its core worker: "Tried to complete task that was not
+    pending"). Off the main thread, where no handler can be set, the flag is never set."""
+    pressed = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.set())
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
                      partner_embeddings: GeneEmbeddings | None = None,
                      options: dict[str, Any] | None = None) -> Iterator[TaskScores]:
@@ -57,24 +76,30 @@ def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings
     remote = ray.remote(_score_unit).options(max_retries=2, **(options or {"num_cpus": 1}))
     units = {remote.remote(engine_ref, unit): unit for unit in task_units(tasks)}
     failures: list[str] = []
-    try:
-        while units:
-            (done,), _ = ray.wait(list(units), num_returns=1)
-            unit = units.pop(done)
-            try:
-                node, scored = ray.get(done)
-            except ray.exceptions.RayError as exc:
-                failures.append(worker_error(exc, f"probing task '{unit[0].name}'"))
-                logger.error("%s", failures[-1])
-                continue
-            for task, scores in zip(unit, scored):  # `score_unit` yields in the unit's order
-                yield dataclasses.replace(scores, task=task)
-            logger.debug("unit '%s' scored on node %s", unit[0].name, node)
-    finally:  # Ctrl-C, or the caller stopped early: cancel what is left, and let it settle before Ray shuts down
-        for ref in units:
-            ray.cancel(ref)  # not forced: a unit that finishes as it is cancelled still completes cleanly
-        if units:
-            ray.wait(list(units), num_returns=len(units), timeout=30)
+    with _deferred_ctrl_c() as pressed:
+        try:
+            while units:
+                if pressed.is_set():
+                    raise KeyboardInterrupt
+                ready, _ = ray.wait(list(units), num_returns=1, timeout=0.25)
+                if not ready:
+                    continue
+                (done,) = ready
+                unit = units.pop(done)
+                try:
+                    node, scored = ray.get(done)
+                except ray.exceptions.RayError as exc:
+                    failures.append(worker_error(exc, f"probing task '{unit[0].name}'"))
+                    logger.error("%s", failures[-1])
+                    continue
+                for task, scores in zip(unit, scored):  # `score_unit` yields in the unit's order
+                    yield dataclasses.replace(scores, task=task)
+                logger.debug("unit '%s' scored on node %s", unit[0].name, node)
+        finally:  # Ctrl-C, or the caller stopped early: cancel what is left, and let it settle before Ray shuts down
+            for ref in units:
+                ray.cancel(ref)  # not forced: a unit that finishes as it is cancelled still completes cleanly
+            if units:
+                ray.wait(list(units), num_returns=len(units), timeout=30)
     if failures:
         raise DistributedError(f"{len(failures)} of the probe units failed; every other result is written, rerun to "
                                f"retry: {'; '.join(failures)}")
