@@ -6,6 +6,11 @@ derived binary task fitted on its own, as the reference does). Both sides get th
 and are scored with genebench's metrics. The vectors are real: all-MiniLM-L6-v2 over the bundled RefSeq
 descriptions (read from the embedding cache, encoded once if absent).
 
+A task's AUC is the mean over its folds, as the paper reports it; the accuracy target (within 0.005 of the
+paper's loop) is checked on it, and the largest per-fold difference is printed beside it. Multi-label tasks are
+also checked per label column, through their derived binary tasks (genebench scores those from the parent's
+fit; scikit-learn fits each alone).
+
 The measured subset holds every task type: all categorical tasks, three multi-label tasks with their derived
 tasks, Gene2Gene, four PerturbQA tasks and every other binary task. Then genebench alone is timed on all bundled
 tasks at 384-d and at 768-d (the MiniLM vectors beside a fixed random tanh projection of them, a stand-in for a
@@ -149,14 +154,15 @@ def verdict(ok: bool) -> str:
 
 
 def compare(tasks: list[Task], embeddings: GeneEmbeddings, settings: ProbeSettings) -> None:
-    """Per type: scikit-learn's seconds, genebench's, the speed-up and the largest |AUC difference|.
+    """Per type: scikit-learn's seconds, genebench's, the speed-up and the largest |AUC difference|, per task (the
+    target) and per fold.
 
     Where a task misses the AUC target against the paper's loop, both sides are also compared with the exact
     optimum, to say which of the two stopped short of it.
     """
     ours, our_total = timed_engine(tasks, embeddings, settings)
     seconds: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    worst: dict[str, float] = defaultdict(float)
+    worst: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     misses = []
     for task in tasks:
         start = time.perf_counter()
@@ -167,27 +173,28 @@ def compare(tasks: list[Task], embeddings: GeneEmbeddings, settings: ProbeSettin
         seconds[kind][0] += took
         seconds[kind][1] += mine.seconds
         folds = np.array(mine.scores[mine.main_score].folds)
-        diff = float(np.max(np.abs(reference - folds)))
-        worst[kind] = max(worst[kind], diff)
+        diff, fold_diff = abs(float(reference.mean() - folds.mean())), float(np.max(np.abs(reference - folds)))
+        worst[kind] = [max(worst[kind][0], diff), max(worst[kind][1], fold_diff)]
         print(f"  {task.name[:44]:<44} {kind:<16} sklearn {took:7.2f}s | genebench {mine.seconds:6.2f}s | "
-              f"max fold |dAUC| {diff:.4f}", flush=True)
+              f"task |dAUC| {diff:.4f}, max fold {fold_diff:.4f}", flush=True)
         if diff > TARGETS["auc"]:
             exact = np.array(sklearn_scores(task, embeddings, settings, exact=True))
-            misses.append((task.name, diff, float(np.max(np.abs(reference - exact))),
-                           float(np.max(np.abs(folds - exact)))))
-    print(f"\n{'type':<16} {'tasks':>5} {'sklearn s':>10} {'genebench s':>12} {'speed-up':>9} {'max |dAUC|':>11}")
+            misses.append((task.name, diff, abs(float(reference.mean() - exact.mean())),
+                           abs(float(folds.mean() - exact.mean()))))
+    print(f"\n{'type':<16} {'tasks':>5} {'sklearn s':>10} {'genebench s':>12} {'speed-up':>9} "
+          f"{'task |dAUC|':>12} {'fold |dAUC|':>12}")
     for kind in sorted(seconds):
-        sk, gb = seconds[kind]
+        (sk, gb), (diff, fold_diff) = seconds[kind], worst[kind]
         n = sum(group(t) == kind for t in tasks)
-        print(f"{kind:<16} {n:>5} {sk:>10.1f} {gb:>12.2f} {sk / gb:>8.1f}x {worst[kind]:>11.4f}  "
+        print(f"{kind:<16} {n:>5} {sk:>10.1f} {gb:>12.2f} {sk / gb:>8.1f}x {diff:>12.4f} {fold_diff:>12.4f}  "
               f"(target >= {TARGETS['type']:.0f}x: {verdict(sk / gb >= TARGETS['type'])}; "
-              f"|dAUC| <= {TARGETS['auc']}: {verdict(worst[kind] <= TARGETS['auc'])})")
+              f"task |dAUC| <= {TARGETS['auc']}: {verdict(diff <= TARGETS['auc'])})")
     sk_total = sum(s for s, _ in seconds.values())
     print(f"{'subset':<16} {len(tasks):>5} {sk_total:>10.1f} {our_total:>12.2f} {sk_total / our_total:>8.1f}x "
           f"(target >= {TARGETS['subset']:.0f}x: {verdict(sk_total / our_total >= TARGETS['subset'])})\n")
     for name, diff, sklearn_off, ours_off in misses:
-        print(f"{name}: |dAUC| {diff:.4f} to the paper's loop; from the exact optimum (newton-cholesky, tol 1e-12), "
-              f"the paper's loop is {sklearn_off:.4f} away and genebench {ours_off:.4f}")
+        print(f"{name}: task |dAUC| {diff:.4f} to the paper's loop; from the exact optimum's AUC (newton-cholesky, "
+              f"tol 1e-12), the paper's loop is {sklearn_off:.4f} away and genebench {ours_off:.4f}")
 
 
 def all_tasks(path: str | None, dim: int, scale: str) -> tuple[int, float, float, list[str]]:
