@@ -40,13 +40,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from genebench.tasks.registry import TaskList
 
-    frame = TaskList(selected_tasks(args, data)).to_dataframe()
+    tasks = TaskList(selected_tasks(args, data))
+    frame = tasks.to_dataframe()
     if args.format == "csv":
         print(frame.to_csv(index=False), end="")
     elif args.format == "json":
         print(frame.to_json(orient="records", indent=2))
     else:
-        print(frame.to_markdown(index=False) if len(frame) else "no task matches these filters")
+        print(tasks.to_markdown() if len(frame) else "no task matches these filters")
         print(f"\n{len(frame)} tasks")
     return 0
 

@@ -39,8 +39,8 @@ class TaskList(tuple):
         ])
 
     def to_markdown(self) -> str:
-        """The same table as markdown."""
-        return self.to_dataframe().to_markdown(index=False)
+        """The same table as markdown, with blank cells where a task has no parent or control."""
+        return self.to_dataframe().fillna("").to_markdown(index=False)
 
     @property
     def names(self) -> list[str]:
@@ -108,7 +108,15 @@ def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[st
         if item not in known:
             listing = f"Known: {', '.join(known)}."
             if kind == "family":
-                listing = (f"This data holds: {', '.join(known)}; build another family with `genebench build --out DIR "
-                           f"--family {item}` and pass --data DIR.")
+                listing = f"This data holds: {', '.join(known)}; " + _how_to_build(item)
             raise UnknownTaskError(unknown_name_message(kind, item, known, listing=listing))
     return values
+
+
+def _how_to_build(family: str) -> str:
+    """How to get a family this data lacks: build it, when genebench has a builder for it."""
+    from dataset_builders import FAMILIES
+
+    if family in FAMILIES:
+        return f"build it with `genebench build --out DIR --family {family}` and pass --data DIR."
+    return f"genebench builds these families: {', '.join(FAMILIES)}."

@@ -23,6 +23,23 @@ def test_piping_into_head_is_quiet():
     assert piped.stdout.startswith("| name") and piped.stderr == ""
 
 
+def test_an_unknown_family_says_whether_genebench_can_build_it(capsys):
+    assert main(["tasks", "--family", "opentargets"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "build it with `genebench build --out DIR --family opentargets` and pass --data DIR.")
+    assert main(["tasks", "--family", "hgnx"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Did you mean: 'hgnc'?" in err and "--family hgnx" not in err
+    assert err.endswith("genebench builds these families: humantfs, hgnc, genecorpus, reactome, gene2gene, hpa, "
+                        "uniprot_keywords, opentargets, perturbqa.")
+
+
+def test_the_task_table_leaves_a_missing_parent_blank(capsys):
+    assert main(["tasks", "--family", "humantfs"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| TF vs non-TF ")]
+    assert len(rows) == 1 and "nan" not in rows[0]
+
+
 def test_a_renamed_task_warns_in_one_line(capsys, tmp_path):
     old = "Lys4-only-methylated vs non-methylated"
     assert main(["run", "--input", "random", "--tasks", old, "--out", str(tmp_path)]) == 0
