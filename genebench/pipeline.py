@@ -44,6 +44,7 @@ from genebench.results import (
 )
 from genebench.tasks.metadata import best_of
 from genebench.tasks.task import Task
+from genebench.wording import counted
 
 if TYPE_CHECKING:
     from genebench.distributed import RayEngine
@@ -587,7 +588,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     pending = [task for task in tasks if task.name not in results]
     needed = {task.metadata.parent for task in pending if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
-    logger.info("%d tasks to score, %d already done", len(pending), len(results))
+    logger.info("%s to score, %d already done", counted(len(pending), "task"), len(results))
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         for scores in scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings):

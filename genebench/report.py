@@ -20,6 +20,7 @@ from genebench.comparability import Standing, standings
 from genebench.errors import ResultsError
 from genebench.results import drop_flagged, format_lift, score_cell, summary_table
 from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC
+from genebench.wording import counted
 
 T = TypeVar("T")
 
@@ -57,8 +58,8 @@ def flagged_note(results: pd.DataFrame, *, excluded: bool) -> str:
     if flagged.empty:
         return ""
     names = ", ".join(f"{task} ({control})" for task, control in zip(flagged["task"], flagged["best_control"]))
-    action = "left out (--exclude-flagged)" if excluded else "--exclude-flagged leaves them out"
-    return (f"\n{len(flagged)} shortcut-solvable tasks (a control reaches ROC AUC {SHORTCUT_AUC}): {names}; "
+    action = "left out (--exclude-flagged)" if excluded else "--exclude-flagged leaves such tasks out"
+    return (f"\n{counted(len(flagged), 'shortcut-solvable task')} (a control reaches ROC AUC {SHORTCUT_AUC}): {names}; "
             f"{action}.")
 
 

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from genebench.wording import counted
+
 
 def results(out: Path) -> list[Path]:
     return [p for p in out.rglob("*.json") if p.name != "model_meta.json"]
@@ -35,7 +37,7 @@ def interrupt_then_resume(args: list[str], out: Path, cache: Path, n_tasks: int)
     assert not list(out.rglob("*.tmp")) and not list(out.rglob(".genebench.lock"))  # nothing half-written or held
     rerun = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
-    assert f"{n_tasks - len(kept)} tasks to score, {len(kept)} already done" in rerun.stderr
+    assert f"{counted(n_tasks - len(kept), 'task')} to score, {len(kept)} already done" in rerun.stderr
     for path, data in kept.items():  # never probed again; rewritten only to complete a lift that waited for the
         before, after = json.loads(data), json.loads(path.read_text())  # controls on a partly covered task's rows
         assert after["scores"] == before["scores"]

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from genebench.cli.options import HelpFormatter, add_exclude_flagged_arg, int_at_least
+from genebench.wording import counted
 
 REPORT_EPILOG = """\
 examples:
@@ -61,7 +62,7 @@ def run_report(args: argparse.Namespace) -> int:
     unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "task"])
     if len(unscored):
         listed = "; ".join(f"{row.model} '{row.task}' ({row.skipped})" for row in unscored.head(5).itertuples())
-        print(f"\n{len(unscored)} tasks have no score and are left out of the tables: {listed}"
+        print(f"\n{counted(len(unscored), 'task has', 'tasks have')} no score and are left out of the tables: {listed}"
               f"{' ...' if len(unscored) > 5 else ''}")
     print(f"\nwrote {len(written)} files to {args.out}/ (report.html, tables, heatmap and category figures)")
     return 0

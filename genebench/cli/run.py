@@ -16,6 +16,7 @@ from genebench.cli.options import (
     open_engine,
     selected_tasks,
 )
+from genebench.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -161,7 +162,7 @@ def run_run(args: argparse.Namespace) -> int:
         done = pipeline.run(config, data, [meta.name for meta in selected_tasks(args, data)], args.out,
                             overwrite=args.overwrite, engine=engine)
     table = done.frame
-    print(f"\n{done.model.id} ({config.input} input) on {len(done.results)} tasks, data revision "
+    print(f"\n{done.model.id} ({config.input} input) on {counted(len(done.results), 'task')}, data revision "
           f"{data.revision['data_hash']}\n")
     summary = pipeline.paper_table(drop_flagged(table) if args.exclude_flagged else table)
     print(markdown_table(summary))
@@ -172,7 +173,7 @@ def run_run(args: argparse.Namespace) -> int:
         print(note)
     skipped = sum(r.skipped is not None for r in done.results)
     if skipped:
-        print(f"\n{skipped} tasks skipped (reasons in their result files).")
+        print(f"\n{counted(skipped, 'task')} skipped (reasons in their result files).")
     figures = plot_categories(table, args.out / "figures" / "categories")
     print(f"\nresults in {args.out}/, figure {figures[0]}")
     return 0

@@ -14,6 +14,7 @@ from genebench.cli.options import (
     selected_tasks,
 )
 from genebench.tasks.types import task_type
+from genebench.wording import counted
 
 EPILOG = """\
 examples:
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         print(frame.to_json(orient="records", indent=2))
     else:
         print(tasks.to_markdown() if len(frame) else "no task matches these filters")
-        print(f"\n{len(frame)} tasks")
+        print(f"\n{counted(len(frame), 'task')}")
     return 0
 
 

@@ -36,7 +36,7 @@ def test_help_teaches_with_examples(capsys):
 
 def test_tasks_lists_filters_and_shows(capsys, data):
     code, out, _ = run(capsys, "tasks", "--data", data, "--family", "reactome", "--no-derived")
-    assert code == 0 and "| Pathways" in out and out.strip().endswith("1 tasks")
+    assert code == 0 and "| Pathways" in out and out.strip().endswith("\n1 task")
     code, out, _ = run(capsys, "tasks", "--data", data, "--show", "HLA class I vs class II")
     assert code == 0 and "protein properties" in out and "20   45.5%  class I" in out
 
