@@ -7,8 +7,8 @@ import sys
 from genebench.cli import main
 
 
-def genebench(*argv: str, pipe: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+def genebench(*argv: str, pipe: str = "", path: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, *sys.path])}
     command = " ".join([sys.executable, "-m", "genebench.cli", *(f"'{a}'" for a in argv)]) + pipe
     return subprocess.run(command, shell=True, capture_output=True, text=True, env=env, timeout=120)
 
@@ -38,6 +38,22 @@ def test_the_task_table_leaves_a_missing_parent_blank(capsys):
     assert main(["tasks", "--family", "humantfs"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| TF vs non-TF ")]
     assert len(rows) == 1 and "nan" not in rows[0]
+
+
+def test_a_model_without_torch_installed_fails_in_one_line(tmp_path):
+    shadow = tmp_path / "shadow" / "torch"  # first on the path: `import torch` fails as when it is not installed
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    out = tmp_path / "out"
+    ran = genebench("run", "--model", "sentence-transformers/all-MiniLM-L6-v2", "--input", "description", "--tasks",
+                    "TF vs non-TF", "--out", str(out), path=(str(shadow.parent),))
+    assert ran.returncode == 2 and ran.stderr.strip().splitlines() == [
+        "genebench run: error: models run through torch, which is not installed; install it first (CPU-only Linux: "
+        "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu; macOS and CUDA: the README's "
+        "Install section)."]
+    random = genebench("run", "--input", "random", "--tasks", "TF vs non-TF", "--out", str(out),
+                       path=(str(shadow.parent),))
+    assert random.returncode == 0, random.stderr  # precomputed tables and baselines need no torch
 
 
 def test_a_renamed_task_warns_in_one_line(capsys, tmp_path):
