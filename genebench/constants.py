@@ -13,10 +13,6 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 ENGINES = ("local", "ray")
 """Where encoding and probing run (`--engine`): this process, or a Ray cluster (`genebench.distributed`)."""
-RAY_INSTALL = 'pip install "genebench[ray]"'
-"""What installs the Ray engine's dependencies (the `ray` extra)."""
-TORCH_INSTALL = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
-"""What installs torch's CPU build on Linux (the README's Install section gives macOS and CUDA)."""
 CHUNK_SIZE = 1024
 """Genes encoded between two writes of the embedding cache (one Ray Data block with `--engine ray`)."""
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata, spearmanr
 
+from genebench.optional import TEXT, import_optional
 from genebench.tasks.types import TaskTypeInfo
 from genebench.tasks.types import task_type as type_info
 
@@ -207,8 +208,7 @@ def regression_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float
 
 def rouge1_recall(predictions: Sequence[str], references: Sequence[str]) -> float:
     """Mean ROUGE-1 recall of each prediction against its reference (needs `rouge-score`)."""
-    from rouge_score import rouge_scorer
-
+    rouge_scorer = import_optional("rouge_score.rouge_scorer", needed_for="the summary metric", install=TEXT)
     _check_pairs(predictions, references)
     scorer = rouge_scorer.RougeScorer(["rouge1"])
     return float(np.mean([scorer.score(ref, pred)["rouge1"].recall for pred, ref in zip(predictions, references)]))
@@ -226,8 +226,7 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], *, model_ty
         batch_size: sentences per forward pass.
         device: torch device; None lets bert-score choose (a GPU when there is one).
     """
-    from bert_score import score
-
+    score = import_optional("bert_score", needed_for="the summary metric", install=TEXT).score
     _check_pairs(predictions, references)
     precision, recall, f1 = score(list(predictions), list(references), model_type=model_type, num_layers=num_layers,
                                   batch_size=batch_size, device=device, lang="en")

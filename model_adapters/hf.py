@@ -30,16 +30,13 @@ from typing import Any, Literal
 import numpy as np
 from tqdm.auto import tqdm
 
-from genebench.constants import DTYPES, TORCH_INSTALL
-from genebench.errors import GenebenchError, MissingSourceError
+from genebench.constants import DTYPES
+from genebench.errors import MissingSourceError
 from genebench.network import NetworkError, host_of, hub_endpoint, hub_offline, unreachable_reason
+from genebench.optional import TORCH, import_optional
 from model_adapters.base import AdapterError
 
-try:
-    import torch
-except ImportError as exc:
-    raise GenebenchError(f"models run through torch, which is not installed; install it first (CPU-only Linux: "
-                         f"{TORCH_INSTALL}; macOS and CUDA: the README's Install section).") from exc
+torch = import_optional("torch", needed_for="a model input", install=TORCH)
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,7 @@
 """Metrics against scikit-learn and hand-computed values."""
 
+import sys
+
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
@@ -14,6 +16,7 @@ from sklearn.metrics import (
 )
 
 from genebench import metrics
+from genebench.optional import MissingDependencyError
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +125,12 @@ def test_bad_task_type_and_text_inputs():
 def test_rouge1_recall():
     pytest.importorskip("rouge_score")
     assert metrics.rouge1_recall(["mitochondrial genes"], ["mitochondrial ribosome genes"]) == pytest.approx(2 / 3)
+
+
+def test_text_metrics_without_their_extra_say_how_to_install_it(monkeypatch):
+    for module in ("rouge_score", "rouge_score.rouge_scorer"):  # as if rouge-score were not installed
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(MissingDependencyError) as raised:
+        metrics.rouge1_recall(["a summary"], ["a summary"])
+    assert str(raised.value) == ('the summary metric needs rouge_score, which is not installed; run: '
+                                 'pip install "genebench[text]"')

@@ -8,20 +8,17 @@ from collections.abc import Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any
 
-from genebench.constants import CHUNK_SIZE, RAY_INSTALL
+from genebench.constants import CHUNK_SIZE
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError
+from genebench.optional import RAY, import_optional
 
 logger = logging.getLogger(__name__)
 
 
 def import_ray() -> ModuleType:
     """The `ray` module, or an error naming the command that installs it."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise GenebenchError(f"--engine ray needs Ray, which is not installed; run: {RAY_INSTALL}") from exc
-    return ray
+    return import_optional("ray", needed_for="--engine ray", install=RAY)
 
 
 def local_threads() -> int:

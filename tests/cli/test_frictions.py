@@ -48,9 +48,9 @@ def test_a_model_without_torch_installed_fails_in_one_line(tmp_path):
     ran = genebench("run", "--model", "sentence-transformers/all-MiniLM-L6-v2", "--input", "description", "--tasks",
                     "TF vs non-TF", "--out", str(out), path=(str(shadow.parent),))
     assert ran.returncode == 2 and ran.stderr.strip().splitlines() == [
-        "genebench run: error: models run through torch, which is not installed; install it first (CPU-only Linux: "
-        "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu; macOS and CUDA: the README's "
-        "Install section)."]
+        "genebench run: error: a model input needs torch, which is not installed; run: pip install torch==2.13.0 "
+        "--index-url https://download.pytorch.org/whl/cpu (CPU-only Linux; for macOS or CUDA, the README's Install "
+        "section)"]
     random = genebench("run", "--input", "random", "--tasks", "TF vs non-TF", "--out", str(out),
                        path=(str(shadow.parent),))
     assert random.returncode == 0, random.stderr  # precomputed tables and baselines need no torch

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from tiny_models import save_tiny_bert
 
-from genebench.constants import RAY_INSTALL
+from genebench.optional import RAY
 
 
 @pytest.fixture(scope="session")
 def ray_cluster():
     """`ray`, initialised with a local 2-CPU instance; `RayEngine` uses it and leaves it running."""
-    ray = pytest.importorskip("ray", reason=f"Ray is not installed; {RAY_INSTALL}")
+    ray = pytest.importorskip("ray", reason=f"Ray is not installed; {RAY}")
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 2**20, log_to_driver=False)
     yield ray
     ray.shutdown()
