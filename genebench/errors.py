@@ -40,3 +40,7 @@ class DistributedError(GenebenchError, RuntimeError):
 
 class ConfigError(GenebenchError, ValueError):
     """A setting, option or config file value outside what is accepted."""
+
+
+class MissingDependencyError(GenebenchError, ImportError):
+    """A library that a feature needs is not installed (see `genebench.optional`)."""

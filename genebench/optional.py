@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from genebench.errors import GenebenchError
+from genebench.errors import MissingDependencyError
 
 TORCH = ("pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (CPU-only Linux; for macOS or "
          "CUDA, the README's Install section)")
@@ -14,10 +14,6 @@ RAY = 'pip install "genebench[ray]"'
 """What installs the Ray engine's dependencies (the `ray` extra)."""
 TEXT = 'pip install "genebench[text]"'
 """What installs the text metrics' dependencies (the `text` extra)."""
-
-
-class MissingDependencyError(GenebenchError, ImportError):
-    """A library that a feature needs is not installed."""
 
 
 def import_optional(module: str, *, needed_for: str, install: str) -> ModuleType:
@@ -32,7 +28,7 @@ def import_optional(module: str, *, needed_for: str, install: str) -> ModuleType
         >>> import_optional("no_such_module", needed_for="x", install="pip install y")
         Traceback (most recent call last):
         ...
-        genebench.optional.MissingDependencyError: x needs no_such_module, which is not installed; run: pip install y
+        genebench.errors.MissingDependencyError: x needs no_such_module, which is not installed; run: pip install y
     """
     package = module.split(".")[0]
     try:

@@ -16,7 +16,7 @@ from sklearn.metrics import (
 )
 
 from genebench import metrics
-from genebench.optional import MissingDependencyError
+from genebench.errors import MissingDependencyError
 
 
 @pytest.fixture(scope="module")

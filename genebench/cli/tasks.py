@@ -42,14 +42,13 @@ def run(args: argparse.Namespace) -> int:
     from genebench.tasks.registry import TaskList
 
     tasks = TaskList(selected_tasks(args, data))
-    frame = tasks.to_dataframe()
     if args.format == "csv":
-        print(frame.to_csv(index=False), end="")
+        print(tasks.to_dataframe().to_csv(index=False), end="")
     elif args.format == "json":
-        print(frame.to_json(orient="records", indent=2))
+        print(tasks.to_dataframe().to_json(orient="records", indent=2))
     else:
-        print(tasks.to_markdown() if len(frame) else "no task matches these filters")
-        print(f"\n{counted(len(frame), 'task')}")
+        print(tasks.to_markdown() if tasks else "no task matches these filters")
+        print(f"\n{counted(len(tasks), 'task')}")
     return 0
 
 
