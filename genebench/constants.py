@@ -11,6 +11,9 @@ ENV_DATA = "GENEBENCH_DATA"
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 """Precisions a model can run in (`--dtype`); "auto" picks the fastest faithful one for the device."""
 
+RUNTIMES = ("auto", "torch", "numpy")
+"""Where a description model runs (`--runtime`): "auto" picks torch when it is installed, else numpy."""
+
 ENGINES = ("local", "ray")
 """Where encoding and probing run (`--engine`): this process, or a Ray cluster (`genebench.distributed`)."""
 CHUNK_SIZE = 1024

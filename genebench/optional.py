@@ -7,9 +7,10 @@ from types import ModuleType
 
 from genebench.errors import MissingDependencyError
 
-TORCH = ("pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (CPU-only Linux; for macOS or "
-         "CUDA, the README's Install section)")
-"""What installs torch: its CPU build on Linux, else the README's command for the machine."""
+TORCH = ('pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install "genebench[torch]" '
+         "(CPU-only Linux; for macOS or CUDA, the README's Install section)")
+"""What installs torch (its CPU build on Linux, else the README's command for the machine) and the libraries that
+run models on it (the `torch` extra: transformers, sentence-transformers)."""
 RAY = 'pip install "genebench[ray]"'
 """What installs the Ray engine's dependencies (the `ray` extra)."""
 TEXT = 'pip install "genebench[text]"'
@@ -37,3 +38,12 @@ def import_optional(module: str, *, needed_for: str, install: str) -> ModuleType
         if exc.name not in (package, module):
             raise  # the library is there but one of its own imports failed: show that
         raise MissingDependencyError(f"{needed_for} needs {package}, which is not installed; run: {install}") from exc
+
+
+def installed(module: str) -> bool:
+    """Whether `module` is installed (a library that is there but fails on import raises, as in `import_optional`)."""
+    try:
+        import_optional(module, needed_for=module, install="")
+    except MissingDependencyError:
+        return False
+    return True

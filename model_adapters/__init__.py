@@ -18,7 +18,7 @@ from typing import Any
 
 from genebench.registry import Registry
 from model_adapters.base import AdapterError, GeneEncoder
-from model_adapters.options import DESCRIPTIONS, HF, MAX_LENGTH, SOURCE, Option
+from model_adapters.options import DESCRIPTIONS, HF, MAX_LENGTH, RUNTIME, SOURCE, Option
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class AdapterEntry:
 ADAPTERS: Registry[AdapterEntry] = Registry("input kind", {
     "token": AdapterEntry("model_adapters.token:TokenAdapter", (
         Option("vocabulary", "token input: gene -> token id dictionary (pickle or json)", is_file=True), *HF)),
-    "description": AdapterEntry("model_adapters.description:DescriptionAdapter", (SOURCE, DESCRIPTIONS, *HF),
+    "description": AdapterEntry("model_adapters.description:DescriptionAdapter", (SOURCE, DESCRIPTIONS, *HF, RUNTIME),
                                 default_model="sentence-transformers/all-MiniLM-L6-v2"),
     "dna": AdapterEntry("model_adapters.dna:DnaAdapter", (
         Option("region", "dna input: genomic region or coding sequence", choices=("gene", "cds")),

@@ -8,9 +8,9 @@ gets a random vector (the seeded random baseline is the one, explicit, exception
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,9 @@ from genebench.data import file_sha256
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import GenebenchError
 from genebench.model_info import ModelInfo
+
+Pooling = Literal["mean", "cls"]
+"""How a plain encoder pools token states into one vector: their mean, or the first (CLS) token."""
 
 logger = logging.getLogger(__name__)
 
@@ -97,3 +100,10 @@ def file_version(path: str | Path) -> str:
     """`<name>@<sha256 prefix>`: the version stamp of a local source file."""
     path = Path(path)
     return f"{path.name}@{file_sha256(path)[:12]}"
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarray]:
+    """Indices of inputs in batches of similar length, longest first (so memory errors come early)."""
+    order = np.argsort(-np.asarray(lengths), kind="stable")
+    for start in range(0, len(order), batch_size):
+        yield order[start:start + batch_size]

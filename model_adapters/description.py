@@ -1,23 +1,35 @@
 """Description input: each gene's text description through a text encoder.
 
-sentence-transformers models (a `modules.json` in the folder or repo) run through their own modules;
-any other transformers encoder is mean-pooled over its last hidden state.
+With torch installed, sentence-transformers models (a `modules.json` in the folder or repo) run through their
+own modules, and any other transformers encoder is mean-pooled over its last hidden state. Without torch (or
+with `runtime="numpy"`), BERT sentence-transformers models such as the default all-MiniLM-L6-v2 run in NumPy
+(`model_adapters.numpy_encoder`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from genebench.constants import RUNTIMES
 from genebench.embeddings import GeneEmbeddings
 from genebench.model_info import ModelInfo
-from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, make_embeddings, split_known
+from genebench.optional import installed
+from model_adapters.base import NO_DESCRIPTION, UNKNOWN_SYMBOL, AdapterError, Pooling, make_embeddings, split_known
 from model_adapters.clients.ncbi import NCBIClient
 from model_adapters.description_sources import DescriptionSource
-from model_adapters.hf import HFEncoder, Pooling, SentenceEncoder, dtype_name, is_sentence_transformer, resolve_model
+from model_adapters.hub import is_sentence_transformer, resolve_model
+from model_adapters.numpy_encoder import NumpySentenceEncoder
+
+if TYPE_CHECKING:
+    from model_adapters.hf import HFEncoder, SentenceEncoder
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -36,7 +48,9 @@ class DescriptionAdapter:
         device: "cuda", "mps" or "cpu"; None picks the best available.
         dtype: precision of the forward pass: "auto" (see `model_adapters.hf.select_dtype`), "float32",
             "bfloat16" or "float16".
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass; None: the runtime's own (32 on torch, 4 per core on numpy).
+        runtime: "torch", "numpy" (BERT sentence-transformers models only, float32 on the CPU) or "auto":
+            torch when it is installed, else numpy.
         ncbi_client: client for source "ncbi".
 
     Examples:
@@ -57,7 +71,8 @@ class DescriptionAdapter:
         trust_remote_code: bool = False,
         device: str | None = None,
         dtype: str = "auto",
-        batch_size: int = 32,
+        batch_size: int | None = None,
+        runtime: str = "auto",
         ncbi_client: NCBIClient | None = None,
     ) -> None:
         self.model = model
@@ -69,20 +84,50 @@ class DescriptionAdapter:
         self.device = device
         self.dtype = dtype
         self.batch_size = batch_size
+        if runtime not in RUNTIMES:
+            raise AdapterError(f"runtime '{runtime}': expected one of {list(RUNTIMES)}.")
+        self.runtime = runtime
 
     @cached_property
-    def _encoder(self) -> SentenceEncoder | HFEncoder:
+    def _runtime(self) -> str:
+        """"torch" or "numpy": `runtime`, with "auto" resolved by what is installed."""
+        if self.runtime != "auto":
+            return self.runtime
+        if all(installed(m) for m in ("torch", "transformers", "sentence_transformers")):
+            return "torch"
+        logger.info("torch is not installed: %s runs in NumPy, in float32 on the CPU (with the `torch` extra it runs "
+                    "in bf16 where the CPU supports it, and on GPUs)", self.model.split("/")[-1])
+        return "numpy"
+
+    @cached_property
+    def _encoder(self) -> SentenceEncoder | HFEncoder | NumpySentenceEncoder:
+        settings: dict[str, Any] = dict(revision=self.revision, device=self.device, dtype=self.dtype)
+        if self.batch_size is not None:
+            settings["batch_size"] = self.batch_size
+        if self._runtime == "numpy":
+            return NumpySentenceEncoder(self.model, **settings)
+        from model_adapters.hf import HFEncoder, SentenceEncoder
+
         path, revision = resolve_model(self.model, self.revision)
-        settings = dict(revision=self.revision, trust_remote_code=self.trust_remote_code, device=self.device,
-                        dtype=self.dtype, batch_size=self.batch_size)
+        settings["trust_remote_code"] = self.trust_remote_code
         if is_sentence_transformer(path, revision):
             return SentenceEncoder(self.model, **settings)
         return HFEncoder(self.model, **settings)
 
+    @property
+    def _pools_itself(self) -> bool:
+        """Whether the encoder is a sentence-transformers model (it pools its own way, not by `pooling`)."""
+        if isinstance(self._encoder, NumpySentenceEncoder):
+            return True
+        from model_adapters.hf import SentenceEncoder
+
+        return isinstance(self._encoder, SentenceEncoder)
+
     @cached_property
     def meta(self) -> ModelInfo:
         """Model, revision, pooling, precision and description-source version."""
-        is_st = isinstance(self._encoder, SentenceEncoder)
+        is_st = self._pools_itself
+        runtime = {"runtime": "numpy"} if self._runtime == "numpy" else {}  # torch, the default, is not named
         return ModelInfo(
             id=self.model,
             revision=self._encoder.location[1],
@@ -90,7 +135,7 @@ class DescriptionAdapter:
             pooling="sentence-transformers" if is_st else self.pooling,
             trust_remote_code=self.trust_remote_code,
             source_version=self.source.version,
-            settings={"source": self.source.source, "dtype": dtype_name(self._encoder.torch_dtype)},
+            settings={"source": self.source.source, "dtype": self._encoder.precision, **runtime},
         )
 
     def encoding_order(self, symbols: Sequence[str]) -> list[str]:
@@ -112,6 +157,6 @@ class DescriptionAdapter:
 
     def _encode_texts(self, texts: list[str]):
         """sentence-transformers pool their own way; other encoders use `pooling`."""
-        if isinstance(self._encoder, SentenceEncoder):
+        if self._pools_itself:
             return self._encoder.encode_texts(texts)
         return self._encoder.encode_texts(texts, pooling=self.pooling)

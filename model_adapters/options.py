@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from genebench.constants import DTYPES
+from genebench.constants import DTYPES, RUNTIMES
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,6 @@ HF = (POOLING, DEVICE, DTYPE, BATCH_SIZE, TRUST_REMOTE_CODE)
 SOURCE = Option("source", "description text: bundled RefSeq summaries (default), live NCBI, HGNC names, or a CSV",
                 choices=("refseq", "ncbi", "hgnc", "csv"), flag="--description-source")
 DESCRIPTIONS = Option("descriptions", "description CSV (symbol,description) for source csv", is_file=True)
+RUNTIME = Option("runtime", "description input: where the text model runs: torch, or numpy (BERT "
+                            "sentence-transformers models such as all-MiniLM-L6-v2, float32 on the CPU, no torch "
+                            "needed); default auto: torch when installed, else numpy", choices=RUNTIMES)

@@ -10,8 +10,8 @@ import pandas as pd
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.model_info import ModelInfo
-from model_adapters.base import NO_SEQUENCE, UNKNOWN_SYMBOL, make_embeddings, split_known
-from model_adapters.hf import HFEncoder, Pooling, dtype_name
+from model_adapters.base import NO_SEQUENCE, UNKNOWN_SYMBOL, Pooling, make_embeddings, split_known
+from model_adapters.hf import HFEncoder, dtype_name
 
 
 class SequenceAdapter:

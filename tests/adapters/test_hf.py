@@ -13,16 +13,9 @@ import pytest
 import torch
 
 from genebench.network import NetworkError
-from model_adapters.base import AdapterError
-from model_adapters.hf import (
-    HFEncoder,
-    check_remote_code,
-    cpu_has_native_bf16,
-    length_batches,
-    resolve_model,
-    select_dtype,
-    split_chunks,
-)
+from model_adapters.base import AdapterError, length_batches
+from model_adapters.hf import HFEncoder, cpu_has_native_bf16, select_dtype, split_chunks
+from model_adapters.hub import check_remote_code, resolve_model
 
 
 def test_minilm_resolves_to_the_packaged_weights_when_offline():

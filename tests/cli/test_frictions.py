@@ -40,20 +40,23 @@ def test_the_task_table_leaves_a_missing_parent_blank(capsys):
     assert len(rows) == 1 and "nan" not in rows[0]
 
 
-def test_a_model_without_torch_installed_fails_in_one_line(tmp_path):
-    shadow = tmp_path / "shadow" / "torch"  # first on the path: `import torch` fails as when it is not installed
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
-    out = tmp_path / "out"
-    ran = genebench("run", "--model", "sentence-transformers/all-MiniLM-L6-v2", "--input", "description", "--tasks",
-                    "TF vs non-TF", "--out", str(out), path=(str(shadow.parent),))
-    assert ran.returncode == 2 and ran.stderr.strip().splitlines() == [
-        "genebench run: error: a model input needs torch, which is not installed; run: pip install torch==2.13.0 "
-        "--index-url https://download.pytorch.org/whl/cpu (CPU-only Linux; for macOS or CUDA, the README's Install "
-        "section)"]
-    random = genebench("run", "--input", "random", "--tasks", "TF vs non-TF", "--out", str(out),
-                       path=(str(shadow.parent),))
-    assert random.returncode == 0, random.stderr  # precomputed tables and baselines need no torch
+def test_without_torch_minilm_runs_in_numpy_and_a_torch_runtime_fails_in_one_line(tmp_path):
+    shadow = tmp_path / "shadow"  # first on the path: these imports fail as when the libraries are not installed
+    for library in ("torch", "transformers", "sentence_transformers"):
+        (shadow / library).mkdir(parents=True)
+        (shadow / library / "__init__.py").write_text(f"raise ModuleNotFoundError('no {library}', name='{library}')\n")
+    minilm = ("--model", "sentence-transformers/all-MiniLM-L6-v2", "--input", "description",
+              "--tasks", "HLA class I vs class II")
+    ran = genebench("run", *minilm, "--out", str(tmp_path / "numpy"), path=(str(shadow),))
+    assert ran.returncode == 0, ran.stderr
+    assert "torch is not installed: all-MiniLM-L6-v2 runs in NumPy" in ran.stderr
+    result = next((tmp_path / "numpy").rglob("HLA*.json"))
+    assert '"runtime": "numpy"' in result.read_text()
+    refused = genebench("run", *minilm, "--runtime", "torch", "--out", str(tmp_path / "torch"), path=(str(shadow),))
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
+        'genebench run: error: a model input needs torch, which is not installed; run: pip install torch==2.13.0 '
+        '--index-url https://download.pytorch.org/whl/cpu && pip install "genebench[torch]" (CPU-only Linux; for '
+        "macOS or CUDA, the README's Install section)"]
 
 
 def test_a_renamed_task_warns_in_one_line(capsys, tmp_path):

@@ -13,7 +13,7 @@ from genebench.cli import main
 from genebench.constants import SNAPSHOT_DIR
 from genebench.network import NetworkError, require_hub, short_url
 from model_adapters.clients import FetchError, NCBIClient, UniProtClient
-from model_adapters.hf import resolve_model
+from model_adapters.hub import resolve_model
 
 HUB_MODEL = "genebench-tests/not-a-cached-model"
 

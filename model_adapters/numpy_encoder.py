@@ -1,0 +1,272 @@
+"""A BERT sentence-transformers model, such as all-MiniLM-L6-v2, run in NumPy: the description input without torch.
+
+It runs what all-MiniLM-L6-v2 is made of: a BERT encoder (absolute positions, exact GELU), mean pooling and an
+optional Normalize module, with the model's `tokenizer.json` through `tokenizers`. In float32 its vectors agree
+with sentence-transformers on torch to about 1e-7. Batches run on every core at once, each with a
+single-threaded BLAS, so the element-wise work (softmax, GELU) is parallel too.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.special import erf
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+from model_adapters.base import AdapterError, length_batches
+from model_adapters.hub import read_json, resolve_model
+
+logger = logging.getLogger(__name__)
+
+SUPPORTED = "BERT sentence-transformers models with mean pooling, such as all-MiniLM-L6-v2"
+_MODULES = "sentence_transformers.models."
+_FILES = ["*.json", "model.safetensors"]  # what the runtime reads from a Hub repo
+_SQRT_HALF = np.float32(np.sqrt(0.5))
+
+
+def _pooling_modes(config: dict[str, Any]) -> list[str]:
+    """The pooling modes of a Pooling module's config, in either sentence-transformers format ("mean", "cls", ...)."""
+    if "pooling_mode" in config:  # sentence-transformers 6
+        mode = config["pooling_mode"]
+        return [mode] if isinstance(mode, str) else list(mode)
+    return sorted(re.sub(r"_tokens?$", "", key.removeprefix("pooling_mode_"))
+                  for key, on in config.items() if key.startswith("pooling_mode_") and on)
+
+
+def unsupported_reason(folder: Path) -> str | None:
+    """Why the numpy runtime cannot run the model in `folder`, or None when it can."""
+    def read(name: str) -> Any:
+        return read_json(str(folder), name, "local")
+
+    modules = read("modules.json")
+    if modules is None:
+        return "is not a sentence-transformers model (no modules.json)"
+    kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
+    if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        return f"is made of the modules {kinds}"
+    if (modes := _pooling_modes(read(f"{modules[1]['path']}/config.json") or {})) != ["mean"]:
+        return f"pools by {modes or 'nothing'}"
+    if (read("config_sentence_transformers.json") or {}).get("default_prompt_name"):
+        return "prepends a default prompt"
+    config = read("config.json") or {}
+    if config.get("model_type") != "bert":
+        return f"is a '{config.get('model_type')}' model"
+    if config.get("auto_map"):
+        return "ships its own model code (auto_map in config.json)"
+    if config.get("hidden_act", "gelu") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute":
+        return f"uses {config.get('hidden_act')} and {config.get('position_embedding_type')} positions"
+    missing = [name for name in ("tokenizer.json", "model.safetensors") if not (folder / name).is_file()]
+    return f"has no {' or '.join(missing)}" if missing else None
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: np.float32) -> np.ndarray:
+    x = x - x.mean(-1, keepdims=True)
+    x *= 1 / np.sqrt(np.mean(x * x, -1, keepdims=True) + eps)
+    x *= weight
+    x += bias
+    return x
+
+
+@dataclass
+class _Layer:
+    qkv: np.ndarray  # (hidden, 3 * hidden), the query part scaled by 1 / sqrt(head size)
+    qkv_bias: np.ndarray
+    out: np.ndarray
+    out_bias: np.ndarray
+    norm1: tuple[np.ndarray, np.ndarray]
+    up: np.ndarray
+    up_bias: np.ndarray
+    down: np.ndarray
+    down_bias: np.ndarray
+    norm2: tuple[np.ndarray, np.ndarray]
+
+
+@dataclass
+class _Bert:
+    """BERT's weights, transposed for `x @ w`, and its forward pass."""
+
+    weights: dict[str, np.ndarray]
+    heads: int
+    eps: np.float32
+    layers: list[_Layer] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, folder: Path, config: dict[str, Any]) -> _Bert:
+        from safetensors.numpy import load_file
+
+        raw = load_file(folder / "model.safetensors")
+        weights = {k.removeprefix("bert."): v.astype(np.float32) for k, v in raw.items() if v.dtype.kind == "f"}
+        bert = cls(weights, int(config["num_attention_heads"]), np.float32(config.get("layer_norm_eps", 1e-12)))
+        scale = np.float32(1 / np.sqrt(int(config["hidden_size"]) // bert.heads))
+        for i in range(int(config["num_hidden_layers"])):
+            def w(name: str, i: int = i) -> np.ndarray:
+                return weights[f"encoder.layer.{i}.{name}"]
+
+            attention = [w(f"attention.self.{part}.weight") for part in ("query", "key", "value")]
+            biases = [w(f"attention.self.{part}.bias") for part in ("query", "key", "value")]
+            bert.layers.append(_Layer(
+                qkv=np.ascontiguousarray(np.concatenate([attention[0] * scale, *attention[1:]]).T),
+                qkv_bias=np.concatenate([biases[0] * scale, *biases[1:]]),
+                out=np.ascontiguousarray(w("attention.output.dense.weight").T),
+                out_bias=w("attention.output.dense.bias"),
+                norm1=(w("attention.output.LayerNorm.weight"), w("attention.output.LayerNorm.bias")),
+                up=np.ascontiguousarray(w("intermediate.dense.weight").T), up_bias=w("intermediate.dense.bias"),
+                down=np.ascontiguousarray(w("output.dense.weight").T), down_bias=w("output.dense.bias"),
+                norm2=(w("output.LayerNorm.weight"), w("output.LayerNorm.bias")),
+            ))
+        return bert
+
+    @property
+    def n_parameters(self) -> int:
+        return sum(v.size for v in self.weights.values())
+
+    def __call__(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Last hidden state, shape (batch, length, hidden), for token ids and their 0/1 attention mask."""
+        w, (n, length) = self.weights, ids.shape
+        h = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        h = _layer_norm(h, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
+        masked = np.where(mask[:, None, None, :] > 0, 0, np.finfo(np.float32).min).astype(np.float32)
+        for layer in self.layers:
+            qkv = h @ layer.qkv
+            qkv += layer.qkv_bias
+            q, k, v = qkv.reshape(n, length, 3, self.heads, -1).transpose(2, 0, 3, 1, 4)
+            scores = q @ k.transpose(0, 1, 3, 2)
+            scores += masked
+            scores -= scores.max(-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, -1)
+            attended = context @ layer.out
+            attended += layer.out_bias
+            attended += h
+            h = _layer_norm(attended, *layer.norm1, self.eps)
+            up = h @ layer.up
+            up += layer.up_bias
+            gate = up * _SQRT_HALF
+            erf(gate, out=gate)
+            gate += 1
+            up *= gate
+            up *= np.float32(0.5)
+            down = up @ layer.down
+            down += layer.down_bias
+            down += h
+            h = _layer_norm(down, *layer.norm2, self.eps)
+        return h
+
+
+@dataclass
+class NumpySentenceEncoder:
+    """A BERT sentence-transformers model run in NumPy float32 on the CPU; same interface as
+    `model_adapters.hf.SentenceEncoder` (truncation at the model's `max_seq_length`, longest texts first).
+
+    Raises (on first use):
+        AdapterError: the model is not one of `SUPPORTED`, or a setting asks for a GPU or another precision.
+    """
+
+    model_id: str
+    revision: str | None = None
+    device: str | None = None
+    dtype: str = "auto"
+    batch_size: int = 4  # per thread: small batches keep each thread's work in its cache
+    notes: dict[str, Any] = field(default_factory=dict)
+    precision = "float32"
+
+    def __post_init__(self) -> None:
+        if self.device not in (None, "cpu") or self.dtype not in ("auto", "float32"):
+            asked = f"--device {self.device}" if self.device not in (None, "cpu") else f"--dtype {self.dtype}"
+            raise AdapterError(f"{asked}: the numpy runtime computes in float32 on the CPU; pass --runtime torch "
+                               "for a GPU or a lower precision.")
+
+    @cached_property
+    def location(self) -> tuple[str, str]:
+        """(local folder or hub id, revision to record)."""
+        return resolve_model(self.model_id, self.revision)
+
+    @cached_property
+    def folder(self) -> Path:
+        """The model's local folder (a Hub model's files are downloaded once, into the Hub cache)."""
+        path, revision = self.location
+        if Path(path).is_dir():
+            folder = Path(path)
+        else:
+            from huggingface_hub import snapshot_download
+
+            folder = Path(snapshot_download(path, revision=revision, allow_patterns=_FILES))
+        if reason := unsupported_reason(folder):
+            raise AdapterError(f"model '{self.model_id}' {reason}: the numpy runtime runs only {SUPPORTED}; pass "
+                               "--runtime torch.")
+        return folder
+
+    @cached_property
+    def _settings(self) -> dict[str, Any]:
+        def read(name: str) -> Any:
+            return read_json(str(self.folder), name, "local") or {}
+
+        settings, config = read("sentence_bert_config.json"), read("config.json")
+        limits = [read("tokenizer_config.json").get("model_max_length"), config.get("max_position_embeddings")]
+        max_length = settings.get("max_seq_length") or min(int(n) for n in limits if n and n < 100_000)
+        return {"config": config, "normalize": len(read("modules.json")) == 3, "max_length": int(max_length),
+                "lower": bool(settings.get("do_lower_case"))}
+
+    @cached_property
+    def model(self) -> _Bert:
+        """The weights, loaded on first use."""
+        return _Bert.load(self.folder, self._settings["config"])
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(self._settings["max_length"])
+        return tokenizer
+
+    @property
+    def n_parameters(self) -> int:
+        """How many parameters the model has."""
+        return self.model.n_parameters
+
+    def _embed(self, encodings: list[Any]) -> np.ndarray:
+        ids = np.zeros((len(encodings), max(len(e.ids) for e in encodings)), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, :len(encoding.ids)] = encoding.ids
+            mask[row, :len(encoding.ids)] = 1
+        weights = mask[..., None].astype(np.float32)
+        vectors = (self.model(ids, mask) * weights).sum(1) / np.clip(weights.sum(1), 1e-9, None)
+        if self._settings["normalize"]:
+            vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+        return vectors
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode texts, longest first. Returns shape (n_texts, n_dims), float32."""
+        if not texts:
+            self.notes["n_truncated"] = 0
+            return np.zeros((0, 0), dtype=np.float32)
+        model, limit = self.model, self._settings["max_length"]
+        encodings = self.tokenizer.encode_batch([t.lower() for t in texts] if self._settings["lower"] else list(texts))
+        batches = list(length_batches([len(e.ids) for e in encodings], self.batch_size))
+        out = np.zeros((len(texts), model.weights["embeddings.word_embeddings.weight"].shape[1]), dtype=np.float32)
+        threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool, \
+                tqdm(total=len(texts), unit="gene", desc=self.model_id, disable=None, leave=False) as bar:
+            for batch, vectors in zip(batches, pool.map(lambda b: self._embed([encodings[i] for i in b]), batches)):
+                out[batch] = vectors
+                bar.update(len(batch))
+        n_truncated = sum(len(e.ids) >= limit for e in encodings)
+        self.notes["n_truncated"] = n_truncated  # per call: the cache adds calls up
+        if n_truncated:
+            logger.info("%s: %d texts reached max_seq_length=%d and were truncated", self.model_id, n_truncated, limit)
+        return out

