@@ -129,15 +129,14 @@ class CachedEncoder:
             todo = self.encoder.encoding_order(todo)
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
-        overall = progress(len(todo), f"encoding with {self.meta.id}", "gene")
-        for settled_now, part in self._encode_chunks(todo):
-            overall.update(len(settled_now))
-            rows.update(zip(part.symbols, part.vectors))
-            for reason, genes in part.missing.items():
-                missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
-            model = part.model.model_copy(update={"notes": _merge_notes(model.notes, part.model.notes)})
-            self._save(rows, missing, model)
-        overall.close()
+        with progress(len(todo), f"encoding with {self.meta.id}", "gene") as overall:  # closed on errors too
+            for settled_now, part in self._encode_chunks(todo):
+                overall.update(len(settled_now))
+                rows.update(zip(part.symbols, part.vectors))
+                for reason, genes in part.missing.items():
+                    missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
+                model = part.model.model_copy(update={"notes": _merge_notes(model.notes, part.model.notes)})
+                self._save(rows, missing, model)
         genes = [s for s in distinct if s in rows]
         wanted = set(distinct)
         dim = len(next(iter(rows.values()))) if rows else (self.meta.dim or 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -44,6 +46,10 @@ def test_interrupted_encoding_resumes_from_the_cached_chunks(hgnc, tmp_path):
     failing = CountingRandom(hgnc=hgnc, dim=4, fail_on_call=2)
     with pytest.raises(KeyboardInterrupt):
         CachedEncoder(failing, cache_dir=tmp_path, chunk_size=2).encode(genes)
+    beats = [t for t in threading.enumerate() if t.name.startswith("progress: encoding")]
+    for beat in beats:
+        beat.join(timeout=5)
+    assert beats and not any(beat.is_alive() for beat in beats)  # stopped with the encoding (it logged on forever)
     resumed = CountingRandom(hgnc=hgnc, dim=4)
     result = CachedEncoder(resumed, cache_dir=tmp_path, chunk_size=2).encode(genes)
     assert resumed.calls == [["HLA-A", "A4GALT"], ["AAAS"]]  # the first chunk came from the cache
