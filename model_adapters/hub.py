@@ -91,11 +91,33 @@ def read_json(path: str, filename: str, revision: str) -> dict[str, Any] | None:
         error: Exception = exc
     except (OSError, HfHubHTTPError) as exc:
         error = exc
-    raise MissingSourceError(
-        f"model '{path}' (revision {revision}): cannot read {filename} from a local folder or the Hub "
+    raise _unreadable(path, revision, filename, error) from error
+
+
+def local_folder(path: str, revision: str, patterns: list[str]) -> Path:
+    """`path` itself when it is a folder; else the files of Hub repo `path` matching `patterns`, downloaded once
+    into the Hub cache, and their folder.
+
+    Raises:
+        MissingSourceError: the files cannot be downloaded (one line, with the reason).
+    """
+    if Path(path).is_dir():
+        return Path(path)
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError
+
+    try:
+        return Path(snapshot_download(path, revision=revision, allow_patterns=patterns))
+    except (OSError, HfHubHTTPError) as exc:
+        raise _unreadable(path, revision, " ".join(patterns), exc) from exc
+
+
+def _unreadable(path: str, revision: str, what: str, error: Exception) -> MissingSourceError:
+    return MissingSourceError(
+        f"model '{path}' (revision {revision}): cannot read {what} from a local folder or the Hub "
         f"({type(error).__name__}: {' '.join(str(error).split())[:120]}); check the model id (and `hf auth login` "
         "for a gated model) and the network, then rerun."
-    ) from error
+    )
 
 
 def is_sentence_transformer(path: str, revision: str = "main") -> bool:

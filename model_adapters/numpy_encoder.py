@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from model_adapters.base import AdapterError, length_batches
-from model_adapters.hub import read_json, resolve_model
+from model_adapters.hub import local_folder, read_json, resolve_model
 
 logger = logging.getLogger(__name__)
 
@@ -196,13 +196,7 @@ class NumpySentenceEncoder:
     @cached_property
     def folder(self) -> Path:
         """The model's local folder (a Hub model's files are downloaded once, into the Hub cache)."""
-        path, revision = self.location
-        if Path(path).is_dir():
-            folder = Path(path)
-        else:
-            from huggingface_hub import snapshot_download
-
-            folder = Path(snapshot_download(path, revision=revision, allow_patterns=_FILES))
+        folder = local_folder(*self.location, _FILES)
         if reason := unsupported_reason(folder):
             raise AdapterError(f"model '{self.model_id}' {reason}: the numpy runtime runs only {SUPPORTED}; pass "
                                "--runtime torch.")
@@ -215,7 +209,7 @@ class NumpySentenceEncoder:
 
         settings, config = read("sentence_bert_config.json"), read("config.json")
         limits = [read("tokenizer_config.json").get("model_max_length"), config.get("max_position_embeddings")]
-        max_length = settings.get("max_seq_length") or min(int(n) for n in limits if n and n < 100_000)
+        max_length = settings.get("max_seq_length") or min((int(n) for n in limits if n and n < 100_000), default=512)
         return {"config": config, "normalize": len(read("modules.json")) == 3, "max_length": int(max_length),
                 "lower": bool(settings.get("do_lower_case"))}
 

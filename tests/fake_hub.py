@@ -1,6 +1,11 @@
 """A fake Hugging Face Hub on 127.0.0.1: just the endpoints huggingface_hub 2.4 calls to commit and read files.
 
-Implemented (dataset repos only, regular, non-LFS files):
+Model repos (read only, one commit, `MODEL_COMMIT`; regular files):
+- GET  /api/models/{repo}[/revision/{rev}]      -> id, sha and the file list (siblings)
+- GET  /api/models/{repo}/tree/{rev}            -> every file (the listing is always recursive)
+- HEAD/GET /{repo}/resolve/{rev}/{path}
+
+Dataset repos (regular, non-LFS files):
 - POST /api/datasets/{repo}/preupload/{rev}   -> every file "regular"
 - POST /api/datasets/{repo}/commit/{rev}      -> ndjson header + file ops; `?create_pr=1` opens refs/pr/N
 - GET  /api/datasets/{repo}/tree/{rev}[/path] -> listing (recursive or not), 404 EntryNotFound / RepoNotFound
@@ -17,7 +22,10 @@ import json
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
+
+MODEL_COMMIT = hashlib.sha1(b"model").hexdigest()
 
 
 @dataclass
@@ -34,6 +42,7 @@ class FakeHub:
 
     def __init__(self) -> None:
         self.repos: dict[str, FakeRepo] = {}
+        self.models: dict[str, dict[str, bytes]] = {}
         self.requests: list[tuple[str, str]] = []
         self.fail_next_commit = False
         self.lock = threading.Lock()
@@ -52,6 +61,11 @@ class FakeHub:
     def create_repo(self, repo_id: str, files: dict[str, bytes] | None = None) -> None:
         """Create a dataset repo whose main branch holds `files`."""
         self.repos[repo_id] = FakeRepo(refs={"main": dict(files or {})})
+
+    def create_model(self, repo_id: str, folder: Path) -> None:
+        """Create a model repo holding the files of `folder` (as `save_pretrained` wrote them)."""
+        files = [path for path in folder.rglob("*") if path.is_file()]
+        self.models[repo_id] = {path.relative_to(folder).as_posix(): path.read_bytes() for path in files}
 
     def merge(self, repo_id: str, pr_num: int) -> None:
         """Merge pull request `pr_num` into main (what a maintainer's click does)."""
@@ -149,7 +163,35 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 hub.create_repo(repo_id)
             return self._json({"url": f"{hub.url}/datasets/{repo_id}", "name": repo_id})
 
+        def _model(self) -> bool:
+            """Answer a model-repo request; False when the path is not one."""
+            segments = [unquote(s) for s in urlsplit(self.path).path.strip("/").split("/")]
+            if segments[:2] == ["api", "models"] and "/".join(segments[2:4]) in hub.models:
+                hub.requests.append((self.command, self.path))
+                repo_id, files = "/".join(segments[2:4]), hub.models["/".join(segments[2:4])]
+                if len(segments) > 5 and segments[5] not in ("main", MODEL_COMMIT):
+                    self._error(404, "RevisionNotFound", f"Invalid rev id: {segments[5]}")
+                elif segments[4:5] == ["tree"]:
+                    self._json([{"type": "file", "path": name, "size": len(data), "oid": _oid(data)}
+                                for name, data in sorted(files.items())])
+                else:
+                    siblings = [{"rfilename": name} for name in sorted(files)]
+                    self._json({"id": repo_id, "modelId": repo_id, "sha": MODEL_COMMIT, "siblings": siblings})
+                return True
+            if len(segments) > 4 and segments[2] == "resolve" and "/".join(segments[:2]) in hub.models:
+                hub.requests.append((self.command, self.path))
+                files = hub.models["/".join(segments[:2])]
+                name = "/".join(segments[4:])
+                if segments[3] not in ("main", MODEL_COMMIT) or name not in files:
+                    self._error(404, "EntryNotFound", f"{name} does not exist")
+                else:
+                    self._send(200, files[name], {"X-Repo-Commit": MODEL_COMMIT, "ETag": f'"{_oid(files[name])}"'})
+                return True
+            return False
+
         def do_GET(self) -> None:
+            if self._model():
+                return None
             kind, repo, revision, rest, query = self._route()
             if repo is None:
                 return self._error(404, "RepoNotFound", "Repository not found")

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from genebench.errors import MissingSourceError
 from model_adapters.base import AdapterError
 from model_adapters.description import DescriptionAdapter
 from model_adapters.hf import SentenceEncoder
@@ -17,10 +18,11 @@ TEXTS = ["gene", "tumor protein p53 with the summary tumor protein tumor protein
 
 
 def save_sentence_model(bert_dir: Path, path: Path, pooling: str = "mean") -> Path:
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
 
-    word = models.Transformer(str(bert_dir), max_seq_length=12)  # short: two of TEXTS are truncated
-    SentenceTransformer(modules=[word, models.Pooling(16, pooling), models.Normalize()], device="cpu").save(str(path))
+    word = Transformer(str(bert_dir), max_seq_length=12)  # short: two of TEXTS are truncated
+    SentenceTransformer(modules=[word, Pooling(16, pooling), Normalize()], device="cpu").save(str(path))
     return path
 
 
@@ -67,3 +69,31 @@ def test_a_model_it_cannot_run_is_refused_with_the_reason(bert_dir, sentence_dir
         NumpySentenceEncoder(str(sentence_dir), device="cuda")
     with pytest.raises(AdapterError, match="^--dtype bfloat16: the numpy runtime"):
         NumpySentenceEncoder(str(sentence_dir), dtype="bfloat16")
+
+
+def test_a_hub_model_is_downloaded_once_into_the_hub_cache(sentence_dir, monkeypatch, tmp_path):
+    import huggingface_hub.constants
+    from fake_hub import MODEL_COMMIT, FakeHub
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    with FakeHub() as hub:
+        monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", hub.url)
+        monkeypatch.setattr(huggingface_hub.constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                            hub.url + "/{repo_id}/resolve/{revision}/{filename}")
+        hub.create_model("genebench-tests/sentence-bert", sentence_dir)
+        encoder = NumpySentenceEncoder("genebench-tests/sentence-bert", batch_size=2)
+        vectors = encoder.encode_texts(TEXTS)
+        assert encoder.location == ("genebench-tests/sentence-bert", MODEL_COMMIT)
+        snapshots = tmp_path / "hub" / "models--genebench-tests--sentence-bert" / "snapshots"
+        assert encoder.folder == snapshots / MODEL_COMMIT
+        local = NumpySentenceEncoder(str(sentence_dir), batch_size=2)
+        np.testing.assert_array_equal(vectors, local.encode_texts(TEXTS))
+        downloaded = sorted(path.split(f"/resolve/{MODEL_COMMIT}/")[1] for method, path in hub.requests
+                            if method == "GET" and "/resolve/" in path)
+        assert downloaded == sorted(name for name in hub.models["genebench-tests/sentence-bert"]
+                                    if name.endswith(".json") or name == "model.safetensors")  # not README.md
+        missing = NumpySentenceEncoder("genebench-tests/sentence-bert", revision="no-such-branch")
+        with pytest.raises(MissingSourceError, match=r"^model 'genebench-tests/sentence-bert' \(revision "
+                                                     r"no-such-branch\): cannot read \*\.json model\.safetensors"):
+            missing.folder  # noqa: B018
