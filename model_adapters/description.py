@@ -126,13 +126,12 @@ class DescriptionAdapter:
     @cached_property
     def meta(self) -> ModelInfo:
         """Model, revision, pooling, precision and description-source version."""
-        is_st = self._pools_itself
         runtime = {"runtime": "numpy"} if self._runtime == "numpy" else {}  # torch, the default, is not named
         return ModelInfo(
             id=self.model,
             revision=self._encoder.location[1],
             input="description",
-            pooling="sentence-transformers" if is_st else self.pooling,
+            pooling="sentence-transformers" if self._pools_itself else self.pooling,
             trust_remote_code=self.trust_remote_code,
             source_version=self.source.version,
             settings={"source": self.source.source, "dtype": self._encoder.precision, **runtime},
