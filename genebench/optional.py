@@ -3,17 +3,39 @@
 from __future__ import annotations
 
 import importlib
+import re
+from importlib import metadata
 from types import ModuleType
 
 from genebench.errors import MissingDependencyError
 
-TORCH = ('pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install "genebench[torch]" '
-         "(CPU-only Linux; for macOS or CUDA, the README's Install section)")
+
+def extra_install(extra: str, *, besides: tuple[str, ...] = ()) -> str:
+    """The pip command that installs genebench's optional `extra` (without the packages named in `besides`): its
+    requirements by name, from genebench's own metadata. Never `pip install "genebench[...]"`: the "genebench" on
+    PyPI is another project.
+
+    Examples:
+        >>> extra_install("ray")
+        'pip install "ray[data]>=2.60"'
+    """
+    try:
+        requires = metadata.requires("genebench") or []
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return f'pip install -e ".[{extra}]" (in the genebench clone)'
+    marker = re.compile(r"extra\s*==\s*['\"]" + re.escape(extra) + r"['\"]")
+    wanted = [r.split(";")[0].strip() for r in requires if marker.search(r)]
+    return "pip install " + " ".join(f'"{r}"' for r in wanted if re.split(r"[\[<>=!~ ]", r)[0] not in besides)
+
+
+TORCH = ("pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && "
+         + extra_install("torch", besides=("torch",))
+         + " (CPU-only Linux; for macOS or CUDA, the README's Install section)")
 """What installs torch (its CPU build on Linux, else the README's command for the machine) and the libraries that
 run models on it (the `torch` extra: transformers, sentence-transformers)."""
-RAY = 'pip install "genebench[ray]"'
+RAY = extra_install("ray")
 """What installs the Ray engine's dependencies (the `ray` extra)."""
-TEXT = 'pip install "genebench[text]"'
+TEXT = extra_install("text")
 """What installs the text metrics' dependencies (the `text` extra)."""
 
 

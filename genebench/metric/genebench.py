@@ -32,7 +32,7 @@ always computed from predicted probabilities: one-vs-rest and weighted over clas
 tasks, weighted over labels for multi-label tasks. Weighted F1, precision and recall and accuracy are
 computed from thresholded (0.5) or most-probable predictions. The `perturbqa` config adds PerturbQA's
 `auc_per_gene`; `regression` gives R2, RMSE and Spearman; `summary` gives ROUGE-1 recall and BERTScore
-for gene-set summaries (install `genebench[text]` for it).
+for gene-set summaries (install the `text` extra for it: `pip install -e ".[text]"` in the genebench clone).
 """
 
 _KWARGS_DESCRIPTION = """

@@ -55,8 +55,8 @@ def test_without_torch_minilm_runs_in_numpy_and_a_torch_runtime_fails_in_one_lin
     refused = genebench("run", *minilm, "--runtime", "torch", "--out", str(tmp_path / "torch"), path=(str(shadow),))
     assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
         'genebench run: error: a model input needs torch, which is not installed; run: pip install torch==2.13.0 '
-        '--index-url https://download.pytorch.org/whl/cpu && pip install "genebench[torch]" (CPU-only Linux; for '
-        "macOS or CUDA, the README's Install section)"]
+        '--index-url https://download.pytorch.org/whl/cpu && pip install "transformers>=4.56" '
+        '"sentence-transformers>=2.2" (CPU-only Linux; for macOS or CUDA, the README\'s Install section)']
 
 
 def test_a_renamed_task_warns_in_one_line(capsys, tmp_path):
