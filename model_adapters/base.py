@@ -107,3 +107,11 @@ def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarr
     order = np.argsort(-np.asarray(lengths), kind="stable")
     for start in range(0, len(order), batch_size):
         yield order[start:start + batch_size]
+
+
+def note_truncated(notes: dict[str, Any], model_id: str, n_truncated: int, limit: int) -> None:
+    """Record in an encoder's `notes` how many texts of one call reached the model's `max_seq_length` (the cache adds
+    calls up), and say so when any did."""
+    notes["n_truncated"] = n_truncated
+    if n_truncated:
+        logger.info("%s: %d texts reached max_seq_length=%d and were truncated", model_id, n_truncated, limit)

@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 
 from genebench.constants import DTYPES
 from genebench.optional import TORCH, import_optional
-from model_adapters.base import AdapterError, Pooling, length_batches
+from model_adapters.base import AdapterError, Pooling, length_batches, note_truncated
 from model_adapters.hub import check_remote_code, resolve_model
 
 torch = import_optional("torch", needed_for="a model input", install=TORCH)
@@ -380,7 +380,5 @@ class SentenceEncoder(_Runtime):
                     out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
                 out[batch] = vectors
                 bar.update(len(batch))
-        self.notes["n_truncated"] = n_truncated  # per call: the cache adds calls up
-        if n_truncated:
-            logger.info("%s: %d texts reached max_seq_length=%d and were truncated", self.model_id, n_truncated, limit)
+        note_truncated(self.notes, self.model_id, n_truncated, limit)
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)

@@ -8,7 +8,6 @@ single-threaded BLAS, so the element-wise work (softmax, GELU) is parallel too.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from collections.abc import Sequence
@@ -23,13 +22,10 @@ from scipy.special import erf
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from model_adapters.base import AdapterError, length_batches
+from model_adapters.base import AdapterError, length_batches, note_truncated
 from model_adapters.hub import local_folder, read_json, resolve_model
 
-logger = logging.getLogger(__name__)
-
 SUPPORTED = "BERT sentence-transformers models with mean pooling, such as all-MiniLM-L6-v2"
-_MODULES = "sentence_transformers.models."
 _FILES = ["*.json", "model.safetensors"]  # what the runtime reads from a Hub repo
 _SQRT_HALF = np.float32(np.sqrt(0.5))
 
@@ -43,22 +39,24 @@ def _pooling_modes(config: dict[str, Any]) -> list[str]:
                   for key, on in config.items() if key.startswith("pooling_mode_") and on)
 
 
+def _read(folder: Path, name: str) -> Any:
+    """A JSON file of the model folder, or None when it has no such file."""
+    return read_json(str(folder), name, "local")
+
+
 def unsupported_reason(folder: Path) -> str | None:
     """Why the numpy runtime cannot run the model in `folder`, or None when it can."""
-    def read(name: str) -> Any:
-        return read_json(str(folder), name, "local")
-
-    modules = read("modules.json")
+    modules = _read(folder, "modules.json")
     if modules is None:
         return "is not a sentence-transformers model (no modules.json)"
     kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
     if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
         return f"is made of the modules {kinds}"
-    if (modes := _pooling_modes(read(f"{modules[1]['path']}/config.json") or {})) != ["mean"]:
+    if (modes := _pooling_modes(_read(folder, f"{modules[1]['path']}/config.json") or {})) != ["mean"]:
         return f"pools by {modes or 'nothing'}"
-    if (read("config_sentence_transformers.json") or {}).get("default_prompt_name"):
+    if (_read(folder, "config_sentence_transformers.json") or {}).get("default_prompt_name"):
         return "prepends a default prompt"
-    config = read("config.json") or {}
+    config = _read(folder, "config.json") or {}
     if config.get("model_type") != "bert":
         return f"is a '{config.get('model_type')}' model"
     if config.get("auto_map"):
@@ -204,14 +202,12 @@ class NumpySentenceEncoder:
 
     @cached_property
     def _settings(self) -> dict[str, Any]:
-        def read(name: str) -> Any:
-            return read_json(str(self.folder), name, "local") or {}
-
-        settings, config = read("sentence_bert_config.json"), read("config.json")
-        limits = [read("tokenizer_config.json").get("model_max_length"), config.get("max_position_embeddings")]
+        settings, config = (_read(self.folder, name) or {} for name in ("sentence_bert_config.json", "config.json"))
+        limits = [(_read(self.folder, "tokenizer_config.json") or {}).get("model_max_length"),
+                  config.get("max_position_embeddings")]
         max_length = settings.get("max_seq_length") or min((int(n) for n in limits if n and n < 100_000), default=512)
-        return {"config": config, "normalize": len(read("modules.json")) == 3, "max_length": int(max_length),
-                "lower": bool(settings.get("do_lower_case"))}
+        return {"config": config, "normalize": len(_read(self.folder, "modules.json")) == 3,
+                "max_length": int(max_length), "lower": bool(settings.get("do_lower_case"))}
 
     @cached_property
     def model(self) -> _Bert:
@@ -259,8 +255,5 @@ class NumpySentenceEncoder:
             for batch, vectors in zip(batches, pool.map(lambda b: self._embed([encodings[i] for i in b]), batches)):
                 out[batch] = vectors
                 bar.update(len(batch))
-        n_truncated = sum(len(e.ids) >= limit for e in encodings)
-        self.notes["n_truncated"] = n_truncated  # per call: the cache adds calls up
-        if n_truncated:
-            logger.info("%s: %d texts reached max_seq_length=%d and were truncated", self.model_id, n_truncated, limit)
+        note_truncated(self.notes, self.model_id, sum(len(e.ids) >= limit for e in encodings), limit)
         return out
