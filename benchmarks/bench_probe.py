@@ -19,6 +19,12 @@ tasks at 384-d and at 768-d (the MiniLM vectors beside a fixed random tanh proje
     python benchmarks/bench_probe.py                  # the whole benchmark (~15 min on 2 cores)
     python benchmarks/bench_probe.py --no-baseline    # genebench alone on all tasks
     python benchmarks/bench_probe.py --embeddings emb.parquet   # other vectors (GeneEmbeddings parquet)
+    python benchmarks/bench_probe.py --scale-sweep    # AUC vs scikit-learn's exact optimum, vectors x1e-3 .. x1e6
+
+The scale sweep multiplies the vectors by 1e-3 .. 1e6 (real models have norms from below 1 to thousands) and
+compares genebench's default probe on the raw features with scikit-learn's exact optimum of the same objective
+(newton-cholesky at tol 1e-12, fitted on centred, rescaled features at C * unit**2, the same problem, so the
+reference is not stopped early by the scale); target: within 0.005 on every task, and every fold converged.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import resource
 import time
 import warnings
 from collections import defaultdict
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -48,11 +55,12 @@ PERTURBQA = ("PerturbQA k562 dir", "PerturbQA rpe1 dir", "PerturbQA hepg2 dir", 
 TARGETS = {"type": 5.0, "subset": 20.0, "all 384-d": 30.0, "all 768-d": 60.0, "peak GiB 768-d": 2.0, "auc": 0.005}
 
 
-def minilm_embeddings(data) -> GeneEmbeddings:
-    """all-MiniLM-L6-v2 over RefSeq descriptions for every gene the bundled tasks need (the embedding cache)."""
+def minilm_embeddings(data, names: Sequence[str] | None = None) -> GeneEmbeddings:
+    """all-MiniLM-L6-v2 over RefSeq descriptions for every gene the bundled tasks (or the tasks `names`) need (the
+    embedding cache)."""
     from genebench.pipeline import RunConfig, encode, task_genes
 
-    tasks = [data.load_task(meta.name) for meta in data.tasks()]
+    tasks = [data.load_task(name) for name in names or [meta.name for meta in data.tasks()]]
     config = RunConfig(model="sentence-transformers/all-MiniLM-L6-v2", input="description")
     return encode(config, data, task_genes(tasks))
 
@@ -216,20 +224,72 @@ def all_tasks(path: str | None, dim: int, scale: str) -> tuple[int, float, float
     return len(everything), seconds, peak_gib(), lines
 
 
+SWEEP_SCALES = (1e-3, 1e-2, 1.0, 1e2, 1e4, 1e6)
+SWEEP_TASKS = ("TF vs non-TF", "N1 targets", "dosage sensitive vs insensitive TF", "bivalent vs Lys4-only-methylated")
+
+
+def exact_rescaled(X: np.ndarray, y: np.ndarray, folds: np.ndarray, C: float) -> list[float]:
+    """Per-fold AUC of scikit-learn's exact optimum of the raw-feature objective at C, solved in rescaled units."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.asarray(X, dtype=np.float64)
+    unit = float(np.sqrt(np.square(X - X.mean(axis=0)).mean()))
+    Z = (X - X.mean(axis=0)) / unit
+    scores = []
+    for k in range(int(folds.max()) + 1):
+        train, test = folds != k, folds == k
+        model = LogisticRegression(C=C * unit**2, solver="newton-cholesky", tol=1e-12, max_iter=1000)
+        proba = model.fit(Z[train], y[train]).predict_proba(Z[test])[:, 1]
+        scores.append(classification_scores(y[test], proba, task_type="binary")["roc_auc"])
+    return scores
+
+
+def scale_sweep(data, embeddings: GeneEmbeddings, settings: ProbeSettings) -> None:
+    """genebench's AUC against the exact optimum at each feature scale, with its iterations and convergence."""
+    tasks = [data.load_task(name) for name in SWEEP_TASKS]
+    print(f"\nscale sweep: {len(tasks)} binary tasks, vectors x{', x'.join(f'{s:g}' for s in SWEEP_SCALES)} "
+          f"(target: |AUC - exact| <= {TARGETS['auc']}, every fold converged)")
+    print(f"{'scale':>7} {'task':<38} {'genebench':>9} {'exact':>7} {'|diff|':>7} {'iters':>5} {'converged':>9} "
+          f"{'seconds':>7}")
+    worst, unconverged = 0.0, 0
+    for scale in SWEEP_SCALES:
+        scaled = GeneEmbeddings(embeddings.symbols, embeddings.vectors.astype(np.float64) * scale,
+                                model=embeddings.model)
+        for task in tasks:
+            start = time.perf_counter()
+            (result,) = iter_task_scores([task], scaled, settings)
+            seconds = time.perf_counter() - start
+            X, covered = features(task, scaled, settings)
+            exact = float(np.mean(exact_rescaled(X, task.labels[covered], task.folds[covered], settings.C)))
+            ours, bad = result.scores["roc_auc"].mean, result.diagnostics["n_not_converged"]
+            worst, unconverged = max(worst, abs(ours - exact)), unconverged + bad
+            print(f"{scale:>7g} {task.name[:38]:<38} {ours:>9.4f} {exact:>7.4f} {abs(ours - exact):>7.4f} "
+                  f"{result.diagnostics['n_iter_max']:>5} {'all' if bad == 0 else f'{bad} not':>9} {seconds:>7.2f}",
+                  flush=True)
+    print(f"largest |AUC - exact| {worst:.4f} (target <= {TARGETS['auc']}: {verdict(worst <= TARGETS['auc'])}); "
+          f"unconverged fold probes {unconverged} (target 0: {verdict(unconverged == 0)})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embeddings", help="a GeneEmbeddings parquet (default: MiniLM over descriptions)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the scikit-learn comparison")
     parser.add_argument("--scale", choices=("none", "standard"), default="none")
+    parser.add_argument("--scale-sweep", action="store_true",
+                        help="only the sweep of feature scales against scikit-learn's exact optimum")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     warnings.filterwarnings("ignore")
 
     start = time.perf_counter()
     data = open_data()
-    embeddings = GeneEmbeddings.load(args.embeddings) if args.embeddings else minilm_embeddings(data)
+    names = SWEEP_TASKS if args.scale_sweep else None
+    embeddings = GeneEmbeddings.load(args.embeddings) if args.embeddings else minilm_embeddings(data, names)
     settings = ProbeSettings(scale=args.scale, device="cpu")
     print(f"vectors: {len(embeddings.symbols)} genes x {embeddings.dim}; setup {time.perf_counter() - start:.1f}s")
+    if args.scale_sweep:
+        scale_sweep(data, embeddings, settings)
+        return
 
     if not args.no_baseline:
         tasks = subset(data)

@@ -21,11 +21,14 @@ import numpy as np
 import pandas as pd
 
 from genebench.constants import DEFAULT_SEED, HGNC_URL, N_FOLDS
-from genebench.data import BenchmarkData, file_sha256
-from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.hashing import file_sha256
+from genebench.partners import PartnerRecipe
+from genebench.probe.validation import check_labels
 from genebench.symbols import SymbolMapper
-from genebench.tasks.folds import assign_folds, cold_gene_folds
+from genebench.tasks.audit import merge_near_duplicates
+from genebench.tasks.families import families_of, gene_families
+from genebench.tasks.folds import assign_folds, cold_gene_folds, family_folds
 from genebench.tasks.metadata import TaskMetadata, TaskSpec
 from genebench.tasks.task import TRAIN_ONLY
 from genebench.tasks.types import task_type
@@ -40,8 +43,10 @@ FEATURES = datasets.Features({
     "labels": datasets.List(datasets.Value("string")),
     "value": datasets.Value("float64"),
     "fold": datasets.Value("int8"),
+    "family_fold": datasets.Value("int8"),
 })
-"""The long layout shared by every family: one row per (task, entity)."""
+"""The long layout shared by every family: one row per (task, entity); `family_fold` holds the family-held-out
+folds (`genebench.tasks.folds` step 6), equal to `fold` for pair and train-test tasks."""
 
 TRAIN_TEST_SPLITS = ("train", "test")
 
@@ -106,11 +111,13 @@ class FamilyRead:
         sources: the sources read (those of the configured release).
         source_versions: source key -> the version read (local copies named).
         hgnc: the HGNC table symbols were normalised with.
+        families: symbol -> family key of every HGNC gene (`genebench.tasks.families.gene_families`).
     """
 
     sources: dict[str, Source]
     source_versions: dict[str, str]
     hgnc: pd.DataFrame
+    families: dict[str, str] = field(default_factory=dict)
     rows: pd.DataFrame = field(default_factory=pd.DataFrame)
     tasks: list[TaskMetadata] = field(default_factory=list)
     auxiliary: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -149,6 +156,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
     TASKS: ClassVar[tuple[TaskSpec, ...]]
     DIFFERENCES: ClassVar[str] = ""
     """How this family's tasks differ from the reference's, and which source release explains it (for the card)."""
+    PARTNERS: ClassVar[PartnerRecipe | None] = None
+    """How the family's non-gene pair partners get vectors (`genebench.partners`), written into the manifest."""
     SPLITS: ClassVar[str] = "cv"
     """`cv` (splits fold_0..fold_{k-1}) or `train-test` (PerturbQA's published split)."""
 
@@ -158,17 +167,6 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             cls.BUILDER_CONFIGS = [cls.BUILDER_CONFIG_CLASS(name=cls.FAMILY, version=datasets.Version("1.0.0"),
                                                             description=cls.DESCRIPTION.strip().splitlines()[0])]
             cls.DEFAULT_CONFIG_NAME = cls.FAMILY
-
-    @classmethod
-    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
-        """Vectors for this family's non-gene pair partners (gene sets, diseases), or None when it has none.
-
-        Args:
-            data: the built data (its auxiliary tables describe the partners).
-            embeddings: the run's gene vectors, already restricted to the genes the run may use.
-            encoder: the run's encoder, for partners that are encoded from text.
-        """
-        return None
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -200,7 +198,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         paths = {key: self._fetch(dl_manager, key, source) for key, source in sources.items()}
         mapper = SymbolMapper.from_file(self._fetch(dl_manager, "hgnc", HGNC_SOURCE))
         versions = {key: self._source_version(key, source) for key, source in sources.items()}
-        read = FamilyRead(sources=sources, source_versions={**versions, "hgnc": mapper.version}, hgnc=mapper.table)
+        read = FamilyRead(sources=sources, source_versions={**versions, "hgnc": mapper.version}, hgnc=mapper.table,
+                          families=gene_families(mapper.table))
         frames = []
         for raw in self.read_tasks(paths, mapper, read):
             try:
@@ -220,13 +219,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 for name, code in self.split_names()]
 
     def _generate_examples(self, rows: pd.DataFrame) -> Iterator[tuple[str, dict[str, Any]]]:
-        for task, entity, entity_2, labels, value, fold in zip(
-            rows["task"], rows["entity"], rows["entity_2"], rows["labels"], rows["value"], rows["fold"]
-        ):
-            yield f"{task}|{entity}|{entity_2}", {
-                "task": task, "entity": entity, "entity_2": entity_2, "labels": labels,
-                "value": value, "fold": fold,
-            }
+        for record in rows[list(FEATURES)].to_dict("records"):
+            yield f"{record['task']}|{record['entity']}|{record['entity_2']}", record
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         """Parse the family's source files into raw tasks; tables besides task rows go in `read.auxiliary`, declared
@@ -320,7 +314,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         spec, rows = raw.spec, raw.rows.copy()
         n_raw = len(rows)
         rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper, keep_unresolved=raw.keep_rows)
-        target = task_type(spec.type).target
+        kind = task_type(spec.type)
+        target = kind.target
         multilabel = target == "multilabel"
         if "entity_2" not in rows:
             rows["entity_2"] = None
@@ -330,7 +325,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             _check_declared(rows, spec, label_names)
         else:
             key = rows["entity"] + "\t" + rows["entity_2"].fillna("")
-            if spec.type == "gene-pair binary":
+            if kind.unordered_pairs:
                 low = np.minimum(rows["entity"], rows["entity_2"].fillna(""))
                 key = low + "\t" + np.maximum(rows["entity"], rows["entity_2"].fillna(""))
             rows = rows.assign(_key=key)
@@ -360,6 +355,13 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             report["n_cross_group"] = n_cross_group
         logger.info("%s: %d rows (from %d source rows; %s)", spec.name, len(rows), n_raw, report)
         metadata = self._metadata(raw, label_names, len(rows), report, read)
+        by_family = folds
+        if spec.has_family_folds:
+            families = families_of(rows["entity"], read.families)
+            strata = _strata(rows, spec, label_names)
+            by_family = family_folds(rows["_key"].to_numpy(), families, strata, multilabel=multilabel,
+                                     n_folds=self.config.n_folds, seed=self.config.seed, task_name=spec.name)
+            metadata = _with_family_report(metadata, families, _class_matrix(rows, spec, label_names), by_family)
         out = pd.DataFrame({
             "task": spec.name,
             "entity": rows["entity"].to_numpy(),
@@ -367,19 +369,23 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             "labels": _labels_column(rows, spec),
             "value": rows["value"].to_numpy(dtype=float) if "value" in rows else None,
             "fold": np.asarray(folds, dtype=np.int8),
+            "family_fold": np.asarray(by_family, dtype=np.int8),
         })
         derived = []
         if multilabel and spec.derived_min_prevalence is not None:
-            prevalence = _multi_hot(rows["label"], label_names).mean(axis=0)
-            derived = [
-                metadata.model_copy(update={
-                    "name": f"{spec.name};{label}", "type": "derived binary", "parent": spec.name, "aliases": (),
-                    "label_names": (f"not {label}", label), "derived_min_prevalence": None,
-                    "description": f"{label} vs the rest of '{spec.name}' (prevalence {share:.1%}).",
-                })
-                for label, share in zip(label_names, prevalence)
-                if share >= spec.derived_min_prevalence and (1 - share) * len(rows) >= spec.min_class_size
-            ]  # a label (nearly) every gene has leaves too few negatives to score
+            hot = _multi_hot(rows["label"], label_names)
+            prevalence = hot.mean(axis=0)
+            columns = [column for column, share in enumerate(prevalence)  # a label (nearly) every gene has leaves
+                       if share >= spec.derived_min_prevalence and (1 - share) * len(rows) >= spec.min_class_size]
+            derived = merge_near_duplicates([
+                _with_family_report(metadata.model_copy(update={
+                    "name": f"{spec.name};{label_names[column]}", "type": "derived binary", "parent": spec.name,
+                    "aliases": (), "label_names": (f"not {label_names[column]}", label_names[column]),
+                    "derived_min_prevalence": None, "description": f"{label_names[column]} vs the rest of "
+                    f"'{spec.name}' (prevalence {prevalence[column]:.1%}).",
+                }), families, np.eye(2)[hot[:, column]], by_family)
+                for column in columns
+            ], hot[:, columns])  # too few negatives to score
         return out, [metadata, *derived]
 
     def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict,
@@ -498,6 +504,41 @@ def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) ->
     if target == "continuous":
         return pd.qcut(rows["value"].astype(float), 5, labels=False, duplicates="drop").to_numpy()
     return rows["label"].to_numpy()
+
+
+def _class_matrix(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray | None:
+    """Rows x classes (or labels) indicators, shape (n_rows, n_labels); None for regression."""
+    target = task_type(spec.type).target
+    if target == "continuous":
+        return None
+    if target == "multilabel":
+        return _multi_hot(rows["label"], label_names)
+    return _multi_hot(rows["label"].map(lambda label: [label]), label_names)
+
+
+def _with_family_report(meta: TaskMetadata, families: np.ndarray, classes: np.ndarray | None,
+                        folds: np.ndarray) -> TaskMetadata:
+    """`meta` with its family-fold figures (`TaskMetadata.family_report`) and, when its labels cannot be split by
+    family, the reason (`family_unscorable`, the probe's own `check_labels` test on the family folds)."""
+    names, sizes = np.unique(families.astype(str), return_counts=True)
+    largest = int(np.argmax(sizes))
+    report: dict[str, Any] = {"n_families": len(names), "largest_family": str(names[largest]),
+                              "largest_family_share": round(float(sizes[largest] / len(families)), 4)}
+    reason = None
+    if classes is not None:
+        target = task_type(meta.type).target
+        counts = np.stack([classes[folds == k].sum(axis=0) for k in range(meta.n_folds)]).astype(int)
+        positives = counts[:, 1] if target == "binary" else counts.min(axis=1)
+        missing = [str(meta.label_names[j]) for j in np.flatnonzero((counts == 0).any(axis=0))]
+        report |= {"positives_per_fold": positives.tolist(), "labels_missing_a_fold": missing}
+        labels = classes if target == "multilabel" else np.argmax(classes, axis=1)
+        empty = [k for k in range(meta.n_folds) if not (folds == k).any()]
+        reason = f"fold {empty[0]} is empty" if empty else check_labels(meta.type, labels, folds, min_covered=1)
+        if reason is not None:
+            biggest = ", ".join(f"{n} ({c} genes)" for n, c in sorted(zip(names, sizes), key=lambda x: -x[1])[:2])
+            reason = (f"labels cannot be split by gene family: {len(families)} genes in {len(names)} families "
+                      f"(largest {biggest}); {reason}")
+    return meta.model_copy(update={"family_report": report, "family_unscorable": reason})
 
 
 def _multi_hot(labels: pd.Series, names: tuple[str, ...]) -> np.ndarray:

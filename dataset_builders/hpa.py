@@ -213,7 +213,7 @@ def column_task(spec: TaskSpec, entities: pd.Series, values: pd.Series) -> RawTa
     else:
         labels = values.tolist()
         enough = int((values.value_counts() >= spec.min_class_size).sum()) >= 2
-        if spec.type == "binary":
+        if task_type(spec.type).target == "binary":
             unexpected = sorted(set(labels) - set(CCD_LABELS))
             if unexpected:
                 raise SourceFormatError(

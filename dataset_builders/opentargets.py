@@ -18,16 +18,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from dataset_builders.base import FamilyBuilder, FamilyConfig, FamilyRead, RawTask, Source
-from genebench.data import BenchmarkData
-from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.partners import PartnerRecipe
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
 
@@ -101,6 +99,8 @@ class OpenTargets(FamilyBuilder):
             description="The therapeutic areas of the diseases a target is directly associated with.",
         ),
     )
+    PARTNERS = PartnerRecipe(table="diseases", id="id", text="Disease {name}: {description}")
+    """Each disease is encoded from its name and description by the run's text encoder."""
     DIFFERENCES = """\
 The reference averages scores of Ensembl ids that mygene maps to the same symbol; here Ensembl ids map through
 HGNC, one id per gene, and a pair with conflicting scores is dropped (counted as n_conflicting).
@@ -108,19 +108,6 @@ HGNC, one id per gene, and a pair with conflicting scores is dropped (counted as
 
     def sources(self) -> dict[str, Source]:
         return release_sources(self.config.release)
-
-    @classmethod
-    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
-        """Each disease encoded from "Disease <name>: <description>" by the run's text encoder; None without one
-        (its tasks are then skipped by the engine)."""
-        adapter = getattr(encoder, "encoder", encoder)
-        if not hasattr(adapter, "encode_entities"):
-            logger.warning("%s tasks need disease vectors, which only --input description gives; skipping them",
-                           cls.FAMILY)
-            return None
-        diseases = data.auxiliary(cls.FAMILY, "diseases")
-        texts = [f"Disease {name}: {text}".strip() for name, text in zip(diseases["name"], diseases["description"])]
-        return adapter.encode_entities(diseases["id"].astype(str).tolist(), texts)
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         associations = read_parquet_dir(paths["associations"], ASSOCIATION_COLUMNS)

@@ -19,15 +19,12 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from dataset_builders.base import FamilyBuilder, FamilyConfig, FamilyRead, RawTask, Source, read_table
-from genebench.data import BenchmarkData
-from genebench.embeddings import GeneEmbeddings
 from genebench.errors import SourceFormatError
+from genebench.partners import PartnerRecipe
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
 
@@ -110,24 +107,11 @@ class PerturbQA(FamilyBuilder):
         "k562_set-mapping": _source("k562_set-mapping.json"),
     }
     TASKS = tuple(_spec(line, kind) for line in CELL_LINES for kind in KINDS)
+    PARTNERS = PartnerRecipe(table="set_mapping", id="cluster", members="genes")
+    """k562_set tasks pair a gene with a gene set (`set_mapping` cluster): its vector is the mean of its members'."""
     DIFFERENCES = """\
 PerturbQA is not in the reference benchmark. Rows, splits and labels are PerturbQA's files at commit 13531e8,
 unchanged; only symbols are renamed to current HGNC (unresolved ones kept as published)."""
-
-    @classmethod
-    def partner_vectors(cls, data: BenchmarkData, embeddings: GeneEmbeddings, encoder: Any) -> GeneEmbeddings | None:
-        """Each gene set (`set_mapping` cluster) as the mean vector of its members that have one; None when no set
-        has a member with a vector (its tasks are then skipped by the engine)."""
-        index = {symbol: row for row, symbol in enumerate(map(str, embeddings.symbols))}
-        ids, vectors = [], []
-        for name, genes in data.auxiliary(cls.FAMILY, "set_mapping")[["cluster", "genes"]].itertuples(index=False):
-            rows = [index[g] for g in genes if g in index]
-            if rows:
-                ids.append(str(name))
-                vectors.append(embeddings.vectors[rows].mean(axis=0))
-        if not vectors:
-            return None
-        return GeneEmbeddings(symbols=np.asarray(ids, dtype=object), vectors=np.stack(vectors), model=embeddings.model)
 
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         read.auxiliary["gse"] = pd.concat(

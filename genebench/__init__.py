@@ -14,8 +14,22 @@ Examples:
 
 __version__ = "0.1.0"
 
-from genebench.data import open_data  # noqa: E402
-from genebench.results import load_results, summary_table  # noqa: E402
-from genebench.tasks.registry import get_task_metadata, list_tasks, load_task  # noqa: E402
+import importlib  # noqa: E402
+
+_EXPORTS = {"open_data": "genebench.data", "load_results": "genebench.results", "summary_table": "genebench.results",
+            "get_task_metadata": "genebench.tasks.registry", "list_tasks": "genebench.tasks.registry",
+            "load_task": "genebench.tasks.registry"}
+"""Name -> the module it is imported from on first use, so `import genebench` loads no pandas (PEP 562)."""
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'genebench' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = ["__version__", "get_task_metadata", "list_tasks", "load_results", "load_task", "open_data", "summary_table"]

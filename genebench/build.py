@@ -20,24 +20,38 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import datasets
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from dataset_builders import FAMILIES, get_builder_class
 from dataset_builders.base import FEATURES
 from genebench import __version__
 from genebench.atomic import remove_stale_temporaries, write_atomic
+from genebench.builders import FAMILIES, get_builder_class
 from genebench.card import write_card
 from genebench.constants import DEFAULT_SEED, N_FOLDS, downloads_dir
-from genebench.data import MANIFEST, BenchmarkData, data_hash, file_sha256, metadata_table, read_manifest
+from genebench.data import (
+    CONTROL_SCORES,
+    CONTROL_SCORES_SCHEMA,
+    MANIFEST,
+    BenchmarkData,
+    data_hash,
+    decode_predictions,
+    encode_predictions,
+    metadata_table,
+    read_manifest,
+)
 from genebench.errors import ConfigError, GenebenchError, MissingSourceError, SourceFormatError
+from genebench.hashing import file_sha256
 from genebench.lock import folder_lock
-from genebench.tasks.task import Task
+from genebench.tasks.metadata import FOLD_SCHEMES
 
 if TYPE_CHECKING:
+    from genebench.controls import SeedScores
     from genebench.probe.settings import ProbeSettings
+    from genebench.tasks.task import Task
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +66,7 @@ def build_data(
     seed: int = DEFAULT_SEED,
     n_folds: int = N_FOLDS,
     controls: bool = True,
+    control_folds: Sequence[str] = FOLD_SCHEMES,
     progress: bool = True,
 ) -> BenchmarkData:
     """Build families into `out` (created if needed) and return it opened.
@@ -66,6 +81,7 @@ def build_data(
         seed: fold seed.
         n_folds: number of folds.
         controls: score the control baselines on every task afterwards (see `add_controls`).
+        control_folds: the fold schemes the controls are scored under.
         progress: show a progress bar.
     """
     out = Path(out)
@@ -77,7 +93,7 @@ def build_data(
     with folder_lock(out, what="genebench build"):
         _remove_leftovers(out)
         return _build_locked(out, names, sources_dir=sources_dir, hgnc=hgnc, refseq=refseq, seed=seed,
-                             n_folds=n_folds, controls=controls, progress=progress)
+                             n_folds=n_folds, controls=controls, control_folds=control_folds, progress=progress)
 
 
 _PARSE_ERRORS = (UnicodeDecodeError, RecursionError, EOFError, zlib.error, csv.Error, pd.errors.ParserError,
@@ -94,7 +110,7 @@ def _remove_leftovers(out: Path) -> None:
 
 
 def _build_locked(out: Path, names: list[str], *, sources_dir: str | Path | None, hgnc: str | Path | None,
-                  refseq: str | Path | None, seed: int, n_folds: int, controls: bool,
+                  refseq: str | Path | None, seed: int, n_folds: int, controls: bool, control_folds: Sequence[str],
                   progress: bool) -> BenchmarkData:
     manifest = _read_manifest(out)
     hgnc_table = None
@@ -126,62 +142,231 @@ def _build_locked(out: Path, names: list[str], *, sources_dir: str | Path | None
     if refseq:
         _write_refseq(Path(refseq), out / "descriptions" / "refseq.parquet")
     _commit_manifest(out, manifest)
+    _apply_audit(out, manifest)
     if controls:
-        add_controls(out, progress=progress)
+        add_controls(out, folds=control_folds, progress=progress)
     return BenchmarkData(out)
 
 
 def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, names: Sequence[str] | None = None,
-                 progress: bool = True) -> BenchmarkData:
-    """Score the control baselines (`genebench.controls`) on every task of a data folder and store their results.
+                 folds: Sequence[str] = FOLD_SCHEMES, keep_seeds: bool = False, progress: bool = True) -> BenchmarkData:
+    """Score the control baselines (`genebench.controls`) on every task of a data folder under each fold scheme and
+    store their table and predictions.
 
-    The results go to `out/controls/` (swapped in whole, replacing earlier controls) and into the manifest, which
-    checks them by sha256 like every file. They are derived from the data, so the data revision stays the same.
+    They go to `out/controls/` (swapped in whole; the rows of controls and schemes not rescored are kept) and into the
+    manifest, which checks them by sha256 like every file. They are derived from the data, so the data revision stays
+    the same. Pair and train-test tasks keep their split under family folds, so their family rows are the paper ones.
 
     Args:
         out: a built data folder.
         settings: the probe settings of every control (default: the probe's defaults).
-        names: which controls to score (default all); the folder then holds only these.
+        names: which controls to score (default all); the folder's other controls are kept.
+        folds: the fold schemes to score (default both); family rows need paper rows, which are scored too when the
+            folder has none.
+        keep_seeds: keep the random control's stored seeds (count, mean and spread per task) and add only the seeds
+            `genebench.controls.random_seeds_left` asks for after them.
         progress: show progress bars.
 
     Returns:
         The folder opened again, its task metadata carrying the control scores.
+
+    Raises:
+        GenebenchError: `keep_seeds` on controls scored with other probe settings or another data hash.
     """
-    from genebench.controls import CONTROLS, CONTROLS_DIR, score_controls
-    from genebench.pipeline import to_result
+    from genebench.controls import CONTROLS, CONTROLS_DIR, RANDOM_MAX_SE, RANDOM_MAX_SEEDS, RANDOM_SEEDS, SeedScores
     from genebench.probe.settings import ProbeSettings
-    from genebench.results import write_result
 
     out = Path(out)
     data, settings = BenchmarkData(out), settings or ProbeSettings()
-    tasks = [Task(meta.model_copy(update={"controls": {}}), task.entities, task.labels, task.folds)
-             for meta, task in ((m, data.load_task(m.name)) for m in data.tasks())]
+    names = list(names or CONTROLS)
+    old = data.control_table
+    if keep_seeds:
+        _check_kept_seeds(data, settings)
+    schemes = [scheme for scheme in FOLD_SCHEMES if scheme in folds]
+    if "family" in schemes and "paper" not in schemes and not (
+            (old["folds"] == "paper") & old["control"].isin(names)).any():
+        logger.info("the folder has no paper-fold controls, which family folds share for pair tasks: scoring both")
+        schemes = list(FOLD_SCHEMES)
+    kept = old[~(old["folds"].isin(schemes) & old["control"].isin(names))]
     staging = out / f".staging-{CONTROLS_DIR}-{uuid.uuid4().hex[:8]}"
     start = time.perf_counter()
     try:
-        paths = []
-        names = list(names or CONTROLS)
-        for model, scores in score_controls(data, tasks, settings, names=names, progress=progress):
-            result = to_result(scores, model=model, probe=settings.to_dict(), dataset_revision=data.revision,
-                               config={})
-            paths.append(write_result(result, staging))
+        staging.mkdir(parents=True)
+        for relative in sorted(set(kept["file"].dropna())):
+            shutil.copy2(out / relative, staging / Path(relative).name)
+        table = [kept] if len(kept) else []
+        for scheme in schemes:
+            paper = pd.concat(table, ignore_index=True) if scheme == "family" else None
+            stored = old[(old["folds"] == scheme) & (old["control"] == "random") & old["score"].notna()]
+            scored = {row.task: SeedScores(int(row.n_seeds), float(row.score), float(row.spread))
+                      for row in stored.itertuples()} if keep_seeds else {}
+            table.append(_score_scheme(data, scheme, names, settings, staging, paper=paper, scored=scored,
+                                       progress=progress))
+        frame = pd.concat(table, ignore_index=True).sort_values(["folds", "task", "control"], kind="stable")
+        _write_parquet(pa.Table.from_pandas(frame, schema=CONTROL_SCORES_SCHEMA, preserve_index=False),
+                       staging / Path(CONTROL_SCORES).name)
         _swap(staging, out / CONTROLS_DIR)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     seconds = time.perf_counter() - start
-    logger.info("scored the controls on %d tasks in %.1f s", len(tasks), seconds)
+    logger.info("scored the controls on %d tasks in %.1f s", len(data.tasks()), seconds)
     manifest = _read_manifest(out)
-    manifest["controls"] = {
-        "files": sorted(f"{CONTROLS_DIR}/{path.relative_to(staging).as_posix()}" for path in paths),
-        "names": names, "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__,
-    }
+    files = sorted({CONTROL_SCORES, *frame["file"].dropna()})
+    present = [name for name in CONTROLS if name in set(frame["control"])]
+    manifest["controls"] = {"files": files, "names": present, "folds": sorted(set(frame["folds"])),
+                            "data_hash": manifest["data_hash"], "random_seeds": list(RANDOM_SEEDS),
+                            "random_max_se": RANDOM_MAX_SE, "random_max_seeds": RANDOM_MAX_SEEDS,
+                            "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__}
     _commit_manifest(out, manifest)
     data = BenchmarkData(out)
-    manifest["controls"]["shortcut_solvable"] = {meta.name: list(meta.best_control) for meta in data.tasks()
-                                                 if meta.is_shortcut_solvable}
+    manifest["controls"]["shortcut_solvable"] = {
+        scheme: {meta.name: list(meta.best_control) for meta in data.tasks(scheme) if meta.is_shortcut_solvable}
+        for scheme in manifest["controls"]["folds"]}
     _commit_manifest(out, manifest)  # the card lists them
     return BenchmarkData(out)
+
+
+def _check_kept_seeds(data: BenchmarkData, settings: ProbeSettings) -> None:
+    """Refuse to add seeds to stored random scores that other probe settings or another data hash produced."""
+    stored = data.manifest.get("controls", {})
+    found = {"probe": stored.get("probe"), "data_hash": stored.get("data_hash")}
+    expected = {"probe": settings.to_dict(), "data_hash": data.manifest["data_hash"]}
+    if found != expected:
+        raise GenebenchError(f"data folder '{data.path}': its random control was scored with {found}, expected "
+                             f"{expected}; rescore it from seed 0 (drop --keep-seeds).")
+
+
+def _score_scheme(data: BenchmarkData, scheme: str, names: list[str], settings: ProbeSettings, staging: Path, *,
+                  paper: pd.DataFrame | None, progress: bool, scored: dict[str, SeedScores]) -> pd.DataFrame:
+    """Fit the controls under one fold scheme: write their predictions to `staging` and return their table rows
+    (`CONTROL_SCORES_SCHEMA`). Under family folds, tasks without their own family folds copy `paper`'s rows. The
+    random control starts from the seeds in `scored` (task name -> seeds scored already)."""
+    from genebench.controls import (
+        CONTROLS_DIR,
+        STORED_PREDICTIONS,
+        SeedScores,
+        fit_controls,
+        held_out_values,
+        score_values,
+    )
+
+    metas = data.tasks(scheme)
+    fitted = [meta for meta in metas if scheme == "paper" or (meta.has_family_folds and not meta.family_unscorable)]
+    tasks = {meta.name: data.load_task(meta.name, scheme) for meta in fitted}
+    blocks: dict[str, list[np.ndarray]] = {}  # file -> its blocks, in order
+    offsets: dict[tuple[str, str], tuple[str, int, np.ndarray, list[float]]] = {}
+    seeds = {(task, "random"): scores for task, scores in scored.items() if task in tasks}
+    skipped: dict[tuple[str, str], str] = {}
+    for control, _, result in fit_controls(data, list(tasks.values()), settings, names=names, scored=scored,
+                                           progress=progress):
+        key = (result.task.name, control)
+        if result.skipped is not None or not result.scores:
+            skipped[key] = result.skipped or "no score"
+        elif control in STORED_PREDICTIONS and not result.task.metadata.is_derived:
+            stored, center, file = _stored_block(held_out_values(result.task, result), _readers(tasks, result.task),
+                                                 f"{CONTROLS_DIR}/{control}-{scheme}")
+            offsets[key] = (file, sum(block.size for block in blocks.setdefault(file, [])),
+                            decode_predictions(stored, center), center)
+            blocks[file].append(stored.ravel())
+        elif control not in STORED_PREDICTIONS:
+            seeds[key] = seeds.get(key, SeedScores()).add(result.scores[result.main_score].mean)
+    for file, parts in blocks.items():
+        flat = pa.array(np.concatenate(parts), from_pandas=True)  # NaN -> null
+        write_atomic(staging / Path(file).name, lambda part, flat=flat: pq.write_table(
+            pa.table({"value": flat}), part, compression="zstd", use_dictionary=False,
+            column_encoding={"value": "BYTE_STREAM_SPLIT"}))
+    rows = []
+    for meta in metas:
+        if meta.name not in tasks:
+            if meta.family_unscorable or paper is None:
+                rows += [_control_row(scheme, meta.name, control, skipped=meta.family_unscorable)
+                         for control in names if control != "identity" or len(meta.entity_types) == 2]
+            continue
+        task = tasks[meta.name]
+        source = meta.parent if meta.is_derived else meta.name
+        column = data.metadata(source).label_names.index(meta.label_names[1]) if meta.is_derived else -1
+        for control in names:
+            key = (meta.name, control)
+            if (source, control) in offsets:
+                file, offset, values, center = offsets[(source, control)]
+                score = score_values(task, values[:, column] if column >= 0 else values)
+                rows.append(_control_row(scheme, meta.name, control, score=score, skipped=skipped.get(key),
+                                         file=file, offset=offset, shape=values.shape, column=column,
+                                         center=center))
+            elif key in seeds:
+                rows.append(_control_row(scheme, meta.name, control, score=seeds[key].mean, spread=seeds[key].spread,
+                                         n_seeds=seeds[key].n))
+            elif key in skipped:
+                rows.append(_control_row(scheme, meta.name, control, skipped=skipped[key]))
+    frame = pd.DataFrame(rows, columns=CONTROL_SCORES_SCHEMA.names)
+    if paper is not None:  # pair and train-test tasks: their family folds are their paper folds
+        shared = paper[(paper["folds"] == "paper") & paper["control"].isin(names)
+                       & paper["task"].isin([m.name for m in metas if not m.has_family_folds])]
+        frame = pd.concat([frame, shared.assign(folds=scheme)], ignore_index=True)
+    return frame
+
+
+FLOAT16_TOLERANCE = 1e-3
+"""The largest change of a control's score that float16 storage may make (the probe's own agreement with
+scikit-learn); a block that float16 would move more is stored as float32."""
+
+
+def _readers(tasks: dict[str, Task], task: Task) -> list[tuple[Task, int]]:
+    """The tasks scored from `task`'s stored block, each with its column (-1: the whole block): the task itself
+    and the binary tasks derived from its labels."""
+    derived = [other for other in tasks.values()
+               if other.metadata.is_derived and other.metadata.parent == task.metadata.name]
+    return [(task, -1), *((other, task.metadata.label_names.index(other.metadata.label_names[1]))
+                          for other in derived)]
+
+
+def _stored_block(values: np.ndarray, readers: list[tuple[Task, int]], stem: str
+                  ) -> tuple[np.ndarray, list[float], str]:
+    """`values` as stored, their centers and their file: float16 (`<stem>.parquet`) when every reader's score from
+    the stored values is within `FLOAT16_TOLERANCE` of its score from `values`, else float32
+    (`<stem>-float32.parquet`)."""
+    from genebench.controls import score_values
+
+    stored, center = encode_predictions(values)
+    decoded = decode_predictions(stored, center)
+    for task, column in readers:
+        exact, rounded = (score_values(task, v[:, column] if column >= 0 else v) for v in (values, decoded))
+        if abs(exact - rounded) > FLOAT16_TOLERANCE:  # NaNs (unscorable) compare False: float16 is kept
+            stored, center = encode_predictions(values, np.float32)
+            return stored, center, f"{stem}-float32.parquet"
+    return stored, center, f"{stem}.parquet"
+
+
+def _control_row(scheme: str, task: str, control: str, *, score: float = float("nan"), spread: float = float("nan"),
+                 n_seeds: int = 1, skipped: str | None = None, file: str | None = None, offset: int = 0,
+                 shape: tuple[int, int] = (0, 0), column: int = -1, center: list[float] | None = None
+                 ) -> dict[str, Any]:
+    """One row of the control table (`CONTROL_SCORES_SCHEMA`); a score that is not finite is recorded as skipped."""
+    if not np.isfinite(score) and skipped is None:
+        skipped = "the stored predictions cannot be scored"
+    return {"folds": scheme, "task": task, "control": control, "score": score if np.isfinite(score) else None,
+            "spread": spread if np.isfinite(spread) else None, "n_seeds": n_seeds, "skipped": skipped, "file": file,
+            "offset": offset, "n_rows": shape[0], "n_columns": shape[1], "column": column, "center": center or []}
+
+
+def _apply_audit(out: Path, manifest: dict[str, Any]) -> None:
+    """Mark the folder's incomplete keyword tasks and labels (`genebench.tasks.audit`) in their families'
+    `tasks.parquet`, measured against the independent sets the folder holds."""
+    from genebench.tasks.audit import KEYWORD_AUDITS, apply_audit, audit_keywords
+    from genebench.tasks.types import task_type
+
+    data = BenchmarkData(out)
+    names = {meta.name for meta in data.tasks()}
+    incomplete = audit_keywords(data)
+    for family in sorted({data.metadata(audit.task).family for audit in KEYWORD_AUDITS if audit.task in names}):
+        metas = [meta for meta in data.tasks() if meta.family == family]
+        positives = {meta.name: dict(zip(meta.label_names, data.load_task(meta.name).labels.sum(axis=0).tolist()))
+                     for meta in metas if task_type(meta.type).target == "multilabel"}
+        _write_parquet(metadata_table(apply_audit(metas, incomplete, positives)), out / family / "tasks.parquet")
+        logger.info("%s: incomplete keyword labels %s", family,
+                    {task: sorted(labels) for task, labels in incomplete.items()} or "none")
+    _commit_manifest(out, manifest)
 
 
 def _build_family(name: str, staging: Path, *, sources_dir: str | Path | None, hgnc: str | Path | None, seed: int,
@@ -223,6 +408,7 @@ def _build_family(name: str, staging: Path, *, sources_dir: str | Path | None, h
         "n_rows": int(sum(len(d) for d in splits.values())),
         "n_tasks": len(read.tasks),
         "auxiliary": auxiliary,
+        **({"partners": cls.PARTNERS.to_dict()} if cls.PARTNERS else {}),
         "differences": cls.DIFFERENCES.strip(),
         "skipped_tasks": read.skipped_tasks,
         "seed": seed,

@@ -30,7 +30,8 @@ Every family config uses one long layout: **one row per (task, entity)**.
 | `entity_2` | string or null | the partner of a pair task (a gene, a read-out gene or a disease id) |
 | `labels` | list of strings | class name(s); several for multi-label tasks, empty for regression |
 | `value` | float or null | regression target |
-| `fold` | int8 | held-out fold; -1 = train-only rows of a train-test task |
+| `fold` | int8 | held-out fold (the paper's folds); -1 = train-only rows of a train-test task |
+| `family_fold` | int8 | held-out fold with gene families held out; equal to `fold` for pair and train-test tasks |
 
 Tasks with different gene sets and label spaces live cleanly in one config this way: a wide table would need
 one sparse column per task. Splits are the folds (`fold_0` … `fold_4`; PerturbQA keeps its published
@@ -50,16 +51,29 @@ fold and keep only the pairs whose two genes share a group, the fold being that 
 appears in any training pair. The task's `symbol_report.n_cross_group` counts the pairs this leaves out.
 PerturbQA keeps its published split, which is cold for perturbations already: no perturbed gene of `test` is
 perturbed in `train` (read-out genes do recur, and each is scored on its own by `auc_per_gene`).
+
+Family folds (`family_fold`, step 6 of the algorithm) hold gene families out: a gene's family is its most
+specific HGNC gene group, else its symbol stem (`genebench/tasks/families.py`), and whole families are assigned
+to folds by a seeded, label-stratified greedy like scikit-learn's `StratifiedGroupKFold`. Paralogs then never sit
+on both sides of a split, so a probe cannot score a held-out gene by looking up its family. Each task's metadata
+records its `family_report` (largest family share, positives per fold, labels that miss a fold) and, where its
+labels cannot be split by family (HLA class I vs II), `family_unscorable` with the reason.
 """
 
 _CONTROLS = """## Controls
 
-`controls/` holds ordinary genebench result files of three control baselines on every task, scored with the
-default probe from the data alone: `name` (bag-of-words over each gene's HGNC symbol and approved name),
-`identity` (one indicator per gene, pair tasks only: what knowing which genes are paired predicts) and `random`
-(seeded random vectors). They are listed in `genebench.json` with their sha256, but are not part of the data
-revision. A task on which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean
-that a model understands genes. genebench records each model's lift over the best control with every result.
+`controls/` holds three control baselines on every task under both fold schemes, scored with the default probe
+from the data alone: `name` (bag-of-words over each gene's HGNC symbol and approved name), `identity` (one
+indicator per gene, pair tasks only: what knowing which genes are paired predicts) and `random` (seeded random
+vectors, the mean over 5 seeds, more on a task until the mean's standard error is at most 0.01, up to 100 seeds).
+`controls/scores.parquet` holds each control's main score per (fold scheme, task), with the random control's
+spread and number of seeds; `controls/<control>-<folds>.parquet` holds what `name` and `identity` predicted for
+every held-out row (logits, log-probabilities for categorical tasks, as float16, or as float32 in
+`<control>-<folds>-float32.parquet` for the few small tasks whose score float16 would move by more than 0.001; the
+table gives each task's file, offset and shape), so the controls can be scored on any subset of rows without
+refitting. They are listed in `genebench.json` with their sha256, but are not part of the data revision. A task on
+which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean that a model understands
+genes. genebench records each model's lift over the best control with every result.
 """
 
 
@@ -131,11 +145,13 @@ def _overview(tasks: pd.DataFrame) -> str:
 def _controls(controls: dict[str, Any] | None) -> list[str]:
     if not controls:
         return []
-    flagged = controls.get("shortcut_solvable", {})
+    flagged = controls.get("shortcut_solvable", {}) if "folds" in controls else {}  # per scheme since both exist
     names = ", ".join(f"`{name}`" for name in controls.get("names", ["name", "identity", "random"]))
     lines = [_CONTROLS, f"This folder holds {names}, computed in {controls['seconds']} s with genebench "
-             f"{controls['genebench_version']}; {len(flagged)} shortcut-solvable tasks:", ""]
-    lines += [f"- {task}: {control} {score:.3f}" for task, (control, score) in sorted(flagged.items())]
+             f"{controls['genebench_version']}."]
+    for scheme, tasks in sorted(flagged.items()):
+        lines += ["", f"Shortcut-solvable under {scheme} folds ({len(tasks)} tasks):", ""]
+        lines += [f"- {task}: {control} {score:.3f}" for task, (control, score) in sorted(tasks.items())]
     return [*lines, ""]
 
 

@@ -32,6 +32,28 @@ def cache_dir() -> Path:
     return Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "genebench")
 
 
+def check_cache_path(path: Path, what: str, expected: str) -> None:
+    """Raise one line naming what is in the way when the cache file `path` cannot be written: `path` is a folder, or
+    the nearest existing folder above it is a file.
+
+    Args:
+        path: the cache file.
+        what: the cache, as the line names it ("embedding cache").
+        expected: what `path` should be ("the cache's parquet file").
+
+    Raises:
+        IsADirectoryError: `path` is a folder.
+        NotADirectoryError: a file stands where a folder of the path should be.
+    """
+    if path.is_dir():
+        raise IsADirectoryError(f"{what} '{path}' is a folder, expected {expected}; move or remove that folder, then "
+                                "rerun.")
+    folder = next(folder for folder in path.parents if folder.exists() or folder == folder.parent)
+    if not folder.is_dir():
+        raise NotADirectoryError(f"{what} '{path}': '{folder}' is a file, expected a folder; move that file, or set "
+                                 f"{ENV_CACHE} to a folder (the cache's root; default ~/.cache/genebench).")
+
+
 def downloads_dir() -> Path:
     """Where source downloads are cached."""
     return cache_dir() / "downloads"

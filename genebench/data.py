@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import warnings
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -27,14 +28,60 @@ import pyarrow.parquet as pq
 
 from genebench.constants import ENV_DATA, SNAPSHOT_DIR
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
+from genebench.hashing import file_sha256
 from genebench.registry import unknown_name_message
-from genebench.tasks.metadata import TaskMetadata
+from genebench.tasks.metadata import FOLD_SCHEMES, Folds, TaskMetadata
 from genebench.tasks.task import Task
 from genebench.tasks.types import task_type
 
 logger = logging.getLogger(__name__)
 
 MANIFEST = "genebench.json"
+CONTROL_SCORES = "controls/scores.parquet"
+"""The control table: one row per (folds, task, control) with its main score and where its predictions lie."""
+CONTROL_SCORES_SCHEMA = pa.schema([
+    ("folds", pa.string()), ("task", pa.string()), ("control", pa.string()), ("score", pa.float64()),
+    ("spread", pa.float64()), ("n_seeds", pa.int64()), ("skipped", pa.string()), ("file", pa.string()),
+    ("offset", pa.int64()), ("n_rows", pa.int64()), ("n_columns", pa.int64()), ("column", pa.int64()),
+    ("center", pa.list_(pa.float64())),
+])
+"""`CONTROL_SCORES`' columns. `score` is the control's main score on the task (for `random`, the mean over
+`n_seeds` seeds, and `spread` their standard deviation, ddof=0); `skipped` why it has none. Per-row predictions, when
+stored, are the `n_rows * n_columns` values from `offset` of the single column `value` of `file` (float16, or float32
+in `<control>-<folds>-float32.parquet` for the blocks whose scores float16 would move by more than 0.001)
+(row-major, rows in the task's row order, null where the control could not score a row), each column stored
+minus its `center` (`encode_predictions`); a derived task reads column `column` of its parent's block (-1: the
+whole block)."""
+
+
+def encode_predictions(values: np.ndarray, dtype: type[np.floating] = np.float16) -> tuple[np.ndarray, list[float]]:
+    """Predictions as stored: each column minus its median (its `center`), as `dtype`, and the centers.
+
+    float16 keeps 11 significant bits of a value, so a column whose values crowd around an offset (the logits of a
+    small task, 1.20 +- 0.05) would lose its ranking to ties; centred, its values keep 11 bits of their spread.
+    A block whose scores float16 would still move is stored as float32 (`genebench.build`).
+
+    Args:
+        values: shape (n_rows, n_columns), float32 predictions, NaN where there is none.
+        dtype: the stored type, float16 or float32.
+
+    Examples:
+        >>> stored, center = encode_predictions(np.array([[1.2001], [1.2002], [np.nan]], dtype=np.float32))
+        >>> bool(decode_predictions(stored, center)[0, 0] < decode_predictions(stored, center)[1, 0])
+        True
+    """
+    finite = np.where(np.isfinite(values), values, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column has no median
+        center = np.nan_to_num(np.nanmedian(finite, axis=0)).astype(np.float32)
+    return (values - center[None, :]).astype(dtype), center.astype(np.float64).tolist()
+
+
+def decode_predictions(stored: np.ndarray, center: Sequence[float]) -> np.ndarray:
+    """Stored predictions back as float32 values (the inverse of `encode_predictions`, up to float16 rounding)."""
+    stored = np.asarray(stored).reshape(len(stored), -1)
+    shift = np.asarray(center, dtype=np.float32) if len(center) else np.zeros(stored.shape[1], dtype=np.float32)
+    return stored.astype(np.float32) + shift[None, :]
 
 
 class BenchmarkData:
@@ -63,7 +110,9 @@ class BenchmarkData:
             )
         self._tables: dict[str, pd.DataFrame] = {}
         self._task_rows: dict[str, dict[str, np.ndarray]] = {}
-        self._parents: dict[str, Task] = {}  # multi-label parents, decoded once for all their derived tasks
+        self._parents: dict[tuple[str, str], Task] = {}  # multi-label parents, decoded once for their derived tasks
+        self._by_scheme: dict[str, dict[str, TaskMetadata]] = {}
+        self._prediction_files: dict[str, np.ndarray] = {}
 
     # -- what the folder holds -----------------------------------------------------------------------------
 
@@ -86,58 +135,105 @@ class BenchmarkData:
 
     @cached_property
     def _metadata(self) -> dict[str, TaskMetadata]:
+        """Every task's metadata as built, without control scores."""
         tasks: dict[str, TaskMetadata] = {}
-        controls = self.controls()
         for family in self.families:
             frame = pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pandas()
             for record in frame.to_dict("records"):
-                tasks[record["name"]] = metadata_from_record({**record, "controls": controls.get(record["name"], {})})
+                tasks[record["name"]] = metadata_from_record(record)
         return tasks
 
-    def controls(self) -> dict[str, dict[str, float]]:
-        """Task -> control -> main score, from the folder's control results (`genebench.controls`).
+    @cached_property
+    def control_table(self) -> pd.DataFrame:
+        """The folder's control table (`CONTROL_SCORES_SCHEMA`), hash-checked; empty when it has none or they were
+        made on other data (a family rebuilt since, with a warning).
 
-        Results made on other data (a family rebuilt without `add_controls` since) or unreadable are left out with
-        a warning.
+        Raises:
+            SourceFormatError: the table does not match its sha256 in the manifest.
         """
-        from genebench.errors import ResultsError
-        from genebench.results import read_result
+        controls = self.manifest.get("controls", {})
+        if CONTROL_SCORES not in controls.get("files", []):
+            return CONTROL_SCORES_SCHEMA.empty_table().to_pandas()
+        if controls.get("data_hash") != self.manifest["data_hash"]:
+            logger.warning("data folder '%s': its controls were scored on other data, so they are ignored; rerun "
+                           "`genebench controls --data %s`.", self.path, self.path)
+            return CONTROL_SCORES_SCHEMA.empty_table().to_pandas()
+        table = pq.read_table(self._checked(CONTROL_SCORES))
+        if "center" not in table.column_names:  # written before predictions were centred: stored as they were
+            table = table.append_column("center", pa.array([[]] * len(table), pa.list_(pa.float64())))
+        if not table.schema.equals(CONTROL_SCORES_SCHEMA):
+            raise SourceFormatError(f"data folder '{self.path}': '{CONTROL_SCORES}' has columns {table.column_names}, "
+                                    f"expected {CONTROL_SCORES_SCHEMA.names}; rerun `genebench controls`.")
+        return table.to_pandas()
 
+    def controls(self, folds: Folds = "paper") -> dict[str, dict[str, float]]:
+        """Task -> control -> main score under fold scheme `folds` (`genebench.controls`); a control that could not
+        score a task is left out of its entry."""
+        table = self.control_table
+        table = table[(table["folds"] == _scheme(folds)) & table["score"].notna()]
         scores: dict[str, dict[str, float]] = {}
-        stale = 0
-        for relative in self.manifest.get("controls", {}).get("files", []):
-            try:
-                result = read_result(self._checked(relative))
-            except (ResultsError, SourceFormatError):
-                stale += 1
-                continue
-            if result.dataset_revision.get("data_hash") != self.manifest["data_hash"]:
-                stale += 1
-            elif result.skipped is None:
-                control = result.model.id.removeprefix("control/")
-                scores.setdefault(result.task.name, {})[control] = round(result.scores[result.main_score].mean, 6)
-        if stale:
-            logger.warning("data folder '%s': %d control results are unreadable or were made on other data, so they "
-                           "are ignored; rerun `genebench controls --data %s`.", self.path, stale, self.path)
+        for task, control, score in zip(table["task"], table["control"], table["score"].astype("float64")):
+            scores.setdefault(task, {})[control] = float(score)
         return scores
+
+    def _scheme_metadata(self, folds: Folds) -> dict[str, TaskMetadata]:
+        folds = _scheme(folds)
+        if folds not in self._by_scheme:
+            controls = self.controls(folds)
+            self._by_scheme[folds] = {name: meta.model_copy(update={"controls": controls.get(name, {})})
+                                      for name, meta in self._metadata.items()}
+        return self._by_scheme[folds]
 
     @cached_property
     def _aliases(self) -> dict[str, str]:
         return {alias: meta.name for meta in self._metadata.values() for alias in meta.aliases}
 
-    def tasks(self) -> list[TaskMetadata]:
-        """Metadata of every task, in family then build order."""
-        return list(self._metadata.values())
+    def tasks(self, folds: Folds = "paper") -> list[TaskMetadata]:
+        """Metadata of every task, in family then build order, with the control scores of fold scheme `folds`."""
+        return list(self._scheme_metadata(folds).values())
 
-    def metadata(self, name: str) -> TaskMetadata:
-        """One task's metadata; an old name resolves with a warning, an unknown one suggests close names."""
-        if name in self._metadata:
-            return self._metadata[name]
+    def metadata(self, name: str, folds: Folds = "paper") -> TaskMetadata:
+        """One task's metadata, with the control scores of fold scheme `folds`; an old name resolves with a warning,
+        an unknown one suggests close names."""
+        by_name = self._scheme_metadata(folds)
+        if name in by_name:
+            return by_name[name]
         if name in self._aliases:
             current = self._aliases[name]
             warnings.warn(f"task '{name}' is now called '{current}'.", UserWarning, stacklevel=3)
-            return self._metadata[current]
-        raise UnknownTaskError(unknown_name_message("task", name, [*self._metadata, *self._aliases]))
+            return by_name[current]
+        raise UnknownTaskError(unknown_name_message("task", name, [*by_name, *self._aliases]))
+
+    def control_predictions(self, task_name: str, folds: Folds = "paper") -> dict[str, np.ndarray]:
+        """Each stored control's held-out scores per row of `load_task(task_name, folds)`, as float32.
+
+        Shape (n_rows,) for binary and pair tasks, (n_rows, n_labels) for multi-label and categorical ones (columns
+        in `label_names` order); NaN where the control could not score a row. Values are logits (binary and
+        multi-label columns) or log-probabilities (categorical classes): monotone in the held-out probability. A
+        derived task gets its parent's column. Controls stored as scores only (`random`) are not included.
+        """
+        meta = self.metadata(task_name, folds)
+        table = self.control_table
+        rows = table[(table["folds"] == _scheme(folds)) & (table["task"] == meta.name) & table["file"].notna()]
+        out = {}
+        for record in rows.to_dict("records"):
+            flat = self._prediction_file(record["file"])
+            start, n_rows, n_columns = int(record["offset"]), int(record["n_rows"]), int(record["n_columns"])
+            block = decode_predictions(flat[start:start + n_rows * n_columns].reshape(n_rows, n_columns),
+                                       record["center"])
+            column = int(record["column"])
+            if column >= 0:
+                values = block[:, column]
+            else:
+                values = block[:, 0] if task_type(meta.type).target == "binary" else block
+            out[record["control"]] = values.astype(np.float32)
+        return out
+
+    def _prediction_file(self, relative: str) -> np.ndarray:
+        if relative not in self._prediction_files:
+            column = pq.read_table(self._checked(relative)).column("value")
+            self._prediction_files[relative] = column.to_numpy(zero_copy_only=False)
+        return self._prediction_files[relative]
 
     # -- rows ----------------------------------------------------------------------------------------------
 
@@ -152,21 +248,32 @@ class BenchmarkData:
             self._task_rows[family] = self._tables[family].groupby("task", sort=False).indices
         return self._tables[family]
 
-    def load_task(self, name: str) -> Task:
-        """A task's entities, labels and folds as numpy arrays (see `Task`)."""
-        meta = self.metadata(name)
+    def load_task(self, name: str, folds: Folds = "paper") -> Task:
+        """A task's entities, labels and folds as numpy arrays (see `Task`).
+
+        Args:
+            name: the task (or an alias).
+            folds: "paper" (the `fold` column) or "family" (`family_fold`: gene families held out; equal to `fold`
+                for pair and train-test tasks). The metadata carries that scheme's control scores.
+        """
+        meta = self.metadata(name, folds)
         if meta.is_derived:
-            if meta.parent not in self._parents:
-                self._parents[meta.parent] = self.load_task(meta.parent)
-            parent = self._parents[meta.parent]
+            key = (meta.parent, _scheme(folds))
+            if key not in self._parents:
+                self._parents[key] = self.load_task(meta.parent, folds)
+            parent = self._parents[key]
             column = parent.metadata.label_names.index(meta.label_names[1])
             return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
         table = self.table(meta.family)
+        column = FOLD_COLUMNS[_scheme(folds)]
+        if column not in table.columns:
+            raise SourceFormatError(f"data folder '{self.path}': family '{meta.family}' has no '{column}' column "
+                                    f"(built by an older genebench); rebuild it with `genebench build`.")
         rows = table.iloc[self._task_rows[meta.family].get(meta.name, [])]
         pairs = len(meta.entity_types) == 2
         entities = rows[["entity", "entity_2"]].to_numpy(dtype=object) if pairs else rows["entity"].to_numpy(
             dtype=object)
-        return Task(meta, entities, labels_array(meta, rows), rows["fold"].to_numpy(dtype=np.int64))
+        return Task(meta, entities, labels_array(meta, rows), rows[column].to_numpy(dtype=np.int64))
 
     def auxiliary(self, family: str, name: str) -> pd.DataFrame:
         """A family's auxiliary table, e.g. `auxiliary("opentargets", "diseases")` (id, name, description).
@@ -210,6 +317,21 @@ class BenchmarkData:
                 "changed after the build); rebuild it with `genebench build`."
             )
         return path
+
+
+FOLD_COLUMNS: dict[str, str] = {"paper": "fold", "family": "family_fold"}
+"""Fold scheme -> the long layout's column that holds it."""
+
+
+def _scheme(folds: str) -> str:
+    """`folds`, once it names a fold scheme.
+
+    Raises:
+        ValueError: it does not.
+    """
+    if folds not in FOLD_SCHEMES:
+        raise ValueError(f"folds: expected one of {list(FOLD_SCHEMES)}, found {folds!r}.")
+    return folds
 
 
 _MANIFEST_KEYS = {"families": dict, "files": dict, "data_hash": str}
@@ -273,15 +395,17 @@ def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
 def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:
     """A `TaskMetadata` from one row of a `tasks.parquet`."""
     record = {key: None if isinstance(value, float) and np.isnan(value) else value for key, value in record.items()}
-    record["symbol_report"] = json.loads(record["symbol_report"])
+    for key in _JSONS:
+        record[key] = json.loads(record[key]) if record.get(key) else {}
     for key in _LISTS:
         record[key] = tuple(record[key])
     return TaskMetadata.model_validate(record)
 
 
 _LISTS = ("aliases", "entity_types", "label_names")
+_JSONS = ("symbol_report", "family_report", "incomplete_labels")
 _INTS = ("min_class_size", "n_entities", "n_folds", "seed")
-_NOT_STORED = ("controls",)  # read from the data folder's controls/ results, not from tasks.parquet
+_NOT_STORED = ("controls",)  # read from the data folder's control table, not from tasks.parquet
 TASKS_SCHEMA = pa.schema([
     (name, pa.list_(pa.string()) if name in _LISTS else pa.int64() if name in _INTS
      else pa.float64() if name == "derived_min_prevalence" else pa.string())
@@ -298,24 +422,9 @@ def metadata_table(metadata: list[TaskMetadata]) -> pa.Table:
 def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
     """One row of a `tasks.parquet` (the inverse of `metadata_from_record`)."""
     record = meta.model_dump(exclude=set(_NOT_STORED))
-    record["symbol_report"] = json.dumps(record["symbol_report"], sort_keys=True)
+    for key in _JSONS:
+        record[key] = json.dumps(record[key], sort_keys=True)
     return record
-
-
-_SHA256: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: str | Path) -> str:
-    """Hex sha256 of a file's bytes, computed once per process for each (path, size, mtime)."""
-    stat = os.stat(path)
-    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _SHA256:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        _SHA256[key] = digest.hexdigest()
-    return _SHA256[key]
 
 
 _OPENED: dict[tuple[str, str | None], BenchmarkData] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class GenebenchError(Exception):
     """Base class of every error genebench raises on purpose."""
@@ -44,3 +46,23 @@ class ConfigError(GenebenchError, ValueError):
 
 class MissingDependencyError(GenebenchError, ImportError):
     """A library that a feature needs is not installed (see `genebench.optional`)."""
+
+
+class AdapterError(GenebenchError, ValueError):
+    """An adapter setting, model or tokenizer that cannot be used as given."""
+
+
+def worker_error(exc: BaseException, what: str) -> str:
+    """One line for a failure on a worker: the `DistributedError` raised there (it names the node and the model
+    or task), else `what` and the node Ray reports."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, DistributedError):
+            return str(cause).splitlines()[0]
+        cause = cause.__cause__ or getattr(cause, "cause", None)
+    raised = re.search(rf"{DistributedError.__module__}\.DistributedError: (.+)", str(exc))  # in the remote traceback
+    if raised:
+        return raised.group(1).strip()
+    node = getattr(exc, "ip", None) or "unknown (the worker died)"
+    first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+    return f"{what} failed on node {node}: {type(exc).__name__}{': ' + first if first else ''}"

@@ -62,7 +62,7 @@ class ModelInfo(BaseModel):
     @field_validator("input")
     @classmethod
     def _known_input(cls, value: str) -> str:
-        from model_adapters import ADAPTERS
+        from genebench.inputs import ADAPTERS
 
         if value not in ADAPTERS:
             raise ValueError(f"expected an input kind among {list(ADAPTERS)}, found {value!r}")
@@ -92,7 +92,7 @@ def file_record(path: str | Path) -> dict[str, Any]:
         ...     sorted(file_record(f.name))
         ['bytes', 'file', 'sha256']
     """
-    from genebench.data import file_sha256
+    from genebench.hashing import file_sha256
 
     path = Path(path)
     return {"file": path.name, "bytes": path.stat().st_size, "sha256": file_sha256(path)}

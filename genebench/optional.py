@@ -17,7 +17,7 @@ def extra_install(extra: str, *, besides: tuple[str, ...] = ()) -> str:
 
     Examples:
         >>> extra_install("ray")
-        'pip install "ray[data]>=2.60"'
+        'pip install "ray[client,data]>=2.60"'
     """
     try:
         requires = metadata.requires("genebench") or []

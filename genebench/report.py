@@ -8,39 +8,106 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from genebench.added import mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, standings
 from genebench.errors import ResultsError
-from genebench.results import drop_flagged, format_lift, score_cell, summary_table
-from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC
+from genebench.results import (
+    added_summary,
+    drop_flagged,
+    format_added,
+    format_lift,
+    score_cell,
+    summarised_rows,
+    summary_table,
+    vote_means,
+)
+from genebench.tasks.metadata import CATEGORIES, FOLD_SCHEMES, SHORTCUT_AUC
 from genebench.wording import counted
+
+if TYPE_CHECKING:
+    from genebench.embeddings import GeneEmbeddings
 
 T = TypeVar("T")
 
 TIE = 0.005
 """Two AUCs closer than this count as a tie: the probe's own tolerance against scikit-learn."""
+MAX_LINE = 200
+"""The longest line genebench prints: wider tables are split."""
+
+
+def fit_line(text: str) -> str:
+    """`text` cut to `MAX_LINE` characters, ending in "…" when cut (details stay in the result files).
+
+    Examples:
+        >>> len(fit_line("x" * 500))
+        200
+    """
+    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "\u2026"
 
 
 def _labelled(results: pd.DataFrame) -> pd.DataFrame:
     """`results` with a display name per model: its id, plus `@revision` where one id has several revisions."""
+    if "label" in results:
+        return results
     revisions = results.groupby("model")["revision"].nunique()
     return results.assign(label=[m if revisions[m] == 1 else f"{m}@{r[:8]}"
                                  for m, r in zip(results["model"], results["revision"])])
 
 
-def main_scores(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per (model, task): the main score's mean and std, its coverage, and a display name per model."""
+def by_scheme(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """`results` (display names added) split by fold scheme, in `FOLD_SCHEMES` order: the schemes that hold a score
+    (a scheme whose every task was skipped, e.g. HLA alone under family folds, is left out), else every scheme
+    present."""
+    labelled = _labelled(results)
+    folds = labelled["folds"] if "folds" in labelled else pd.Series("paper", index=labelled.index)
+    present = {scheme: labelled[folds == scheme] for scheme in FOLD_SCHEMES if (folds == scheme).any()}
+    scored = {scheme: rows for scheme, rows in present.items()
+              if (rows["is_main"].astype(bool) & rows["mean"].notna()).any()}
+    return scored or present
+
+
+def select_scheme(results: pd.DataFrame, folds: str | None) -> pd.DataFrame:
+    """`results` of one fold scheme (`folds`), or all of them (None).
+
+    Raises:
+        ResultsError: no result of that scheme.
+    """
+    if folds is None:
+        return results
+    schemes = by_scheme(results)
+    if folds in schemes:
+        return schemes[folds]
+    skipped = results[results["folds"] == folds] if "folds" in results else results.iloc[:0]
+    if len(skipped):
+        first = skipped.iloc[0]
+        raise ResultsError(f"--folds {folds}: expected scored results under {folds} folds, found only skipped tasks "
+                           f"({skipped['task'].nunique()}; '{first['task']}': {first['skipped']}); run tasks that "
+                           f"{folds} folds can score, or leave out --folds.")
+    raise ResultsError(f"--folds {folds}: expected results scored under {folds} folds, found only "
+                       f"{sorted(schemes) or 'none'}; run the model with --folds {folds} first.")
+
+
+def main_scores(results: pd.DataFrame, *, unconverged: bool = False) -> pd.DataFrame:
+    """One row per (model, task): the main score's mean and std, its coverage, and a display name per model.
+
+    Scores whose probe did not converge are left out unless `unconverged` (the per-task table shows them, marked).
+    """
     scored = _labelled(results)
-    scored = scored[scored["is_main"] & scored["mean"].notna()].copy()
+    keep = scored["is_main"].astype(bool) & scored["mean"].notna()
+    if not unconverged and "converged" in scored:
+        keep &= scored["converged"].astype(bool)
+    scored = scored[keep].copy()
     if scored.empty:
-        raise ResultsError("no scored results: every task was skipped or the folder holds no result files.")
+        why = "" if unconverged else ", its probe did not converge"
+        raise ResultsError(f"no scored results: every task was skipped{why} or the folder holds no result files.")
     return scored
 
 
@@ -53,75 +120,180 @@ def run_standings(results: pd.DataFrame) -> list[Standing]:
 
 
 def flagged_note(results: pd.DataFrame, *, excluded: bool) -> str:
-    """One line naming the shortcut-solvable tasks among `results` and their best control; "" when none is."""
-    flagged = results[results["is_flagged"].astype(bool)].drop_duplicates("task")
-    if flagged.empty:
+    """Two lines: the shortcut-solvable tasks among `results` counted by the control that solves them, per fold
+    scheme, and where to list them (`genebench tasks --flagged`); "" when none is."""
+    counts = []
+    for scheme, rows in by_scheme(results).items():
+        flagged = rows[rows["is_flagged"].astype(bool)].drop_duplicates("task")
+        if len(flagged):
+            controls = flagged["best_control"].astype(str).str.split(" ").str[0].value_counts()
+            by_control = ", ".join(f"{name} {n}" for name, n in sorted(controls.items(), key=lambda c: (-c[1], c[0])))
+            counts.append(f"{counted(len(flagged), 'task')} under {scheme} folds ({by_control})")
+    if not counts:
         return ""
-    names = ", ".join(f"{task} ({control})" for task, control in zip(flagged["task"], flagged["best_control"]))
-    action = "left out (--exclude-flagged)" if excluded else "--exclude-flagged leaves such tasks out"
-    return (f"\n{counted(len(flagged), 'shortcut-solvable task')} (a control reaches ROC AUC {SHORTCUT_AUC}): {names}; "
-            f"{action}.")
+    action = "left out of the summaries (--exclude-flagged)" if excluded else "--exclude-flagged leaves them out"
+    return (f"\nshortcut-solvable (a control reaches ROC AUC {SHORTCUT_AUC}): {'; '.join(counts)}.\n"
+            f"`genebench tasks --flagged [--folds family]` lists them; {action}.")
+
+
+def unconverged_note(results: pd.DataFrame) -> str:
+    """One line naming the scores whose probe did not converge (left out of summaries); "" when every one did."""
+    unconverged = results[results["is_main"].astype(bool) & ~results["converged"].astype(bool)]
+    if unconverged.empty:
+        return ""
+    listed = "; ".join(f"{row.model} '{row.task}'" for row in unconverged.head(2).itertuples())
+    return (f"\n{counted(len(unconverged), 'score is', 'scores are')} not the probe's optimum (it did not converge): "
+            f"marked 'not converged' in the per-task table and left out of the summaries: {listed}"
+            f"{' ...' if len(unconverged) > 2 else ''}")
 
 
 def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
     """Tasks × models: "mean ± std (lift)" of the main score per fold, plus each task's category, type and best
-    control (flagged "shortcut" when it reaches `SHORTCUT_AUC`)."""
-    scored = main_scores(results)
-    scored["cell"] = [f"{m:.3f} ± {s:.3f} ({format_lift(lift)})"
-                      for m, s, lift in zip(scored["mean"], scored["std"], scored["lift"])]
-    table = scored.pivot_table(index=["category", "type", "task"], columns="label", values="cell", aggfunc="first")
-    controls = scored.drop_duplicates("task").set_index("task")
-    control = [f"{controls.at[t, 'best_control']}{' shortcut' if controls.at[t, 'is_flagged'] else ''}"
-               if controls.at[t, "best_control"] else "\u2013" for t in table.index.get_level_values("task")]
-    table.insert(0, "best control", control)
-    return table.reset_index().rename_axis(columns=None)
+    control (flagged "shortcut" when it reaches `SHORTCUT_AUC`). With family-fold results, each model also has a
+    "<model> family" column and a "<model> added" column (added over names and its 95% interval), and the best
+    control under family folds is shown."""
+    tables = []
+    for scheme, rows in by_scheme(results).items():
+        scored = main_scores(rows, unconverged=True)
+        converged = scored["converged"].astype(bool) if "converged" in scored else scored["mean"].notna()
+        suffix = "" if scheme == "paper" else f" {scheme}"
+        scored["cell"] = [f"{m:.3f} ± {s:.3f} ({format_lift(lift)}){'' if ok else ' not converged'}"
+                          for m, s, lift, ok in zip(scored["mean"], scored["std"], scored["lift"], converged)]
+        scored["added cell"] = [format_added(*v) for v in zip(scored["added"], scored["added_low"],
+                                                               scored["added_high"])]
+        table = scored.pivot_table(index=["category", "type", "task"], columns="label", values="cell",
+                                   aggfunc="first").add_suffix(suffix)
+        if scheme == "family":
+            added = scored.pivot_table(index=["category", "type", "task"], columns="label", values="added cell",
+                                       aggfunc="first")
+            table = table.join(added.add_suffix(" added"))
+        controls = scored.drop_duplicates("task").set_index("task")
+        table.insert(0, f"best control{suffix}", [
+            f"{controls.at[t, 'best_control']}{' shortcut' if controls.at[t, 'is_flagged'] else ''}"
+            if controls.at[t, "best_control"] else "\u2013" for t in table.index.get_level_values("task")])
+        tables.append(table)
+    table = pd.concat(tables, axis=1) if len(tables) > 1 else tables[0]
+    ordered = [c for c in table.columns if c.startswith("best control")]
+    table = table[ordered + sorted((c for c in table.columns if c not in ordered), key=str)]
+    return table.fillna("\u2013").reset_index().rename_axis(columns=None)
 
 
 def category_table(results: pd.DataFrame) -> pd.DataFrame:
     """Models × (categories, task types): mean ± std over task AUCs, the paper's table, with each model's mean lift
-    over the best control.
+    over the best control; with family-fold results beside, also the family-fold AUC and lift, added over names and
+    understanding (added over names on tasks whose name control is below `SHORTCUT_AUC`), each with its 95% interval.
 
-    Each model's rank (complete runs of one data revision only), task count, mean coverage and, for an unranked
-    run, why: ranked runs come first, by rank.
+    Means follow `genebench.results.summarised_rows` (one vote per multi-label parent, incomplete tasks out). The
+    category and type columns, rank, task count and coverage are the paper folds' (the family folds' when there are
+    no paper-fold results). Each model's rank (complete runs of one data revision only), task count, mean coverage
+    and, for an unranked run, why: ranked runs come first, by rank.
     """
-    scored = main_scores(results)
+    schemes = by_scheme(results)
+    primary = schemes.get("paper", next(iter(schemes.values()), results))
+    scored = main_scores(primary)
     summary = summary_table(scored.assign(model=scored["label"]))
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
     order = [c for c in (*CATEGORIES, *sorted(set(summary["group"]) - set(CATEGORIES))) if c in table.columns]
-    overall = scored.groupby("label")["mean"].agg(mean="mean", std=lambda v: float(np.std(v)), size="size")
-    lift = scored.groupby("label")["lift"].mean()
-    ranking = [s for s in run_standings(results) if s.run in table.index]
+    overall = vote_means(summarised_rows(scored), ["label"], ("mean", "lift")).set_index("label")
+    ranking = [s for s in run_standings(primary) if s.run in table.index]
     table = table.loc[[s.run for s in ranking], order]
-    table.insert(0, "rank", [s.rank if s.rank else "–" for s in ranking])
-    table.insert(1, "all tasks", [score_cell(overall.loc[s.run, "mean"], overall.loc[s.run, "std"],
-                                             int(overall.loc[s.run, "size"])) for s in ranking])
-    table.insert(2, "lift", [format_lift(lift.loc[s.run]) for s in ranking])
-    table.insert(3, "n tasks", [s.tasks_label for s in ranking])
-    table.insert(4, "coverage", [f"{s.coverage:.1%}" for s in ranking])
-    table.insert(5, "note", [s.note for s in ranking])
+    runs = [s.run for s in ranking]
+    columns = {"rank": [s.rank if s.rank else "–" for s in ranking],
+               "all tasks": [score_cell(overall.at[r, "mean"], overall.at[r, "mean_std"],
+                                        int(overall.at[r, "n_votes"])) if r in overall.index else "–" for r in runs],
+               "lift": [format_lift(overall.at[r, "lift"]) if r in overall.index else "–" for r in runs]}
+    if "family" in schemes and "paper" in schemes:
+        columns |= scheme_columns(schemes["family"], runs, prefix="family ")
+    elif "family" in schemes:
+        columns |= {k: v for k, v in scheme_columns(schemes["family"], runs).items() if k.startswith(("added", "und"))}
+    columns |= {"n tasks": [s.tasks_label for s in ranking], "coverage": [f"{s.coverage:.1%}" for s in ranking],
+                "note": [s.note for s in ranking]}
+    for i, (name, values) in enumerate(columns.items()):
+        table.insert(i, name, values)
     return table.fillna("–").reset_index().rename_axis(columns=None)
 
 
-def category_means(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Three frames, models × categories: the mean, the std and the number of tasks of the main score."""
-    return category_grid(main_scores(results), "label")
+def scheme_columns(rows: pd.DataFrame, runs: Sequence[str], *, prefix: str = "") -> dict[str, list[str]]:
+    """Per run (display name): the AUC and lift over `rows` ("<prefix>AUC", "<prefix>lift"), "added over names" and
+    "understanding", each a formatted cell ("–" where the run has no such score)."""
+    scored = summarised_rows(_labelled(rows))
+    overall = vote_means(scored, ["label"], ("mean", "lift")).set_index("label")
+    cells: dict[str, list[str]] = {f"{prefix}AUC": [], f"{prefix}lift": [], "added over names": [],
+                                   "understanding": []}
+    for run in runs:
+        mine = scored[scored["label"] == run]
+        known = run in overall.index
+        cells[f"{prefix}AUC"].append(score_cell(overall.at[run, "mean"], overall.at[run, "mean_std"],
+                                                int(overall.at[run, "n_votes"])) if known else "–")
+        cells[f"{prefix}lift"].append(format_lift(overall.at[run, "lift"]) if known else "–")
+        cells["added over names"].append(format_added(*added_summary(mine)))
+        cells["understanding"].append(format_added(*added_summary(mine, names_below=SHORTCUT_AUC)))
+    return cells
 
 
-def category_grid(scores: pd.DataFrame, row: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Mean, std and count of `scores["mean"]` per (`row`, category): three frames, rows in first-seen order and
+def printed_tables(results: pd.DataFrame) -> list[pd.DataFrame]:
+    """The category table split for the screen (`MAX_LINE`): the overall scores, the family-fold scores when there
+    are any, the categories and the task types."""
+    table = category_table(results)
+    overall = ["model", "rank", "all tasks", "lift", "n tasks", "coverage", "note"]
+    family = [c for c in table.columns if c.startswith("family ") or c in ("added over names", "understanding")]
+    groups = [c for c in table.columns if c not in overall + family]
+    categories = [c for c in groups if c in CATEGORIES]
+    types = [c for c in groups if c not in CATEGORIES and c != "model"]
+    return [table[columns] for columns in (overall, ["model", *family], ["model", *categories], ["model", *types])
+            if len(columns) > 1]
+
+
+def paper_table(results: pd.DataFrame) -> pd.DataFrame:
+    """What `run` prints, the paper's table: per category and per task type, the mean ± std AUC and lift, and with
+    family-fold results the family-fold AUC and lift and added over names with its 95% interval, and coverage."""
+    schemes = by_scheme(results)
+    blocks = []
+    for scheme, rows in schemes.items():
+        summary = summary_table(rows)
+        prefix = "" if scheme == "paper" or len(schemes) == 1 else f"{scheme} "
+        block = summary.set_index(["by", "group"])
+        cells = {f"{prefix}AUC{'' if prefix else ' (mean ± std)'}": block["cell"],
+                 f"{prefix}lift": block["lift"].map(format_lift)}
+        if scheme == "family":
+            scored = summarised_rows(rows)
+            cells["added over names"] = pd.Series(
+                [format_added(*added_summary(scored[scored[by] == group])) for by, group in block.index],
+                index=block.index)
+        blocks.append(pd.DataFrame({"n_tasks": block["n_tasks"], **cells,
+                                    "coverage": block["coverage"].map("{:.1%}".format)}))
+    if not blocks:  # nothing left to summarise (e.g. --exclude-flagged with every task flagged)
+        return pd.DataFrame(columns=["by", "group", "n_tasks", "AUC (mean ± std)", "lift", "coverage"])
+    table = blocks[0]
+    for block in blocks[1:]:
+        table = table.join(block.drop(columns=["n_tasks", "coverage"]), how="outer")
+    table = table[[c for c in table.columns if c != "coverage"] + ["coverage"]]
+    return table.fillna("\u2013").reset_index()
+
+
+def category_means(results: pd.DataFrame, value: str = "mean") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Three frames, models × categories: the mean, the std and the number of tasks of the main score (or of
+    another per-task column, `value`), by `summarised_rows`' rule."""
+    return category_grid(summarised_rows(main_scores(results)), "label", value)
+
+
+def category_grid(scores: pd.DataFrame, row: str, value: str = "mean") -> tuple[pd.DataFrame, pd.DataFrame,
+                                                                                 pd.DataFrame]:
+    """Mean, std and task count of `scores[value]` per (`row`, category), a multi-label parent and its derived
+    labels counting as one vote (`vote`, when `scores` has it): three frames, rows in first-seen order and
     categories in the paper's order."""
-    grouped = scores.groupby([row, "category"], sort=False)["mean"]
+    scores = scores if "vote" in scores else scores.assign(vote=scores["task"])
+    table = vote_means(scores, [row, "category"], (value,)).set_index([row, "category"])
     columns = [c for c in CATEGORIES if c in set(scores["category"])]
     rows = list(dict.fromkeys(scores[row]))
-    means = grouped.mean().unstack().reindex(index=rows, columns=columns)
-    stds = grouped.agg(lambda v: float(np.std(v))).unstack().reindex(index=rows, columns=columns)
-    counts = grouped.size().unstack().reindex(index=rows, columns=columns)
+    means, stds, counts = (table[c].unstack().reindex(index=rows, columns=columns)
+                           for c in (value, f"{value}_std", "n_tasks"))
     return means, stds, counts
 
 
-def _model_labels(results: pd.DataFrame, labels: list[str]) -> list[str]:
+def _model_labels(standing: Sequence[Standing], labels: list[str]) -> list[str]:
     """Display names for figures: an unranked run says why ("… (partial: 2 of 132 tasks)")."""
-    notes = {s.run: s.note.split(",")[0] for s in run_standings(results)}
+    notes = {s.run: s.note.split(",")[0] for s in standing}
     return [f"{label} ({notes[label]})" if notes.get(label) else label for label in labels]
 
 
@@ -140,37 +312,54 @@ def plain_text(draw: Callable[..., T]) -> Callable[..., T]:
 
 @plain_text
 def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
-    """A models × categories heatmap of mean AUC (PNG and SVG), ranked runs first."""
-    means, _, counts = category_means(results)
-    order = [s.run for s in run_standings(results) if s.run in means.index]
-    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(results, order))
+    """A models × categories heatmap of mean AUC (PNG and SVG), ranked runs first, and the best control's mean over
+    the first model's tasks as a last, hatched row; paper folds when the results hold both schemes."""
+    rows = next(iter(by_scheme(results).values()), results)
+    means, _, counts = category_means(rows)
+    standing = run_standings(rows)
+    order = [s.run for s in standing if s.run in means.index]
+    controls = category_means(rows[rows["label"] == order[0]], "best_control_score")[0] if order else None
+    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(standing, order), controls=controls)
     return save_figure(figure, path)
 
 
-def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence[str]):
+def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence[str],
+                     controls: pd.DataFrame | None = None):
     """The one models × categories figure: mean ROC AUC per cell, annotated with its value and task count.
 
     Args:
         means: models × categories mean AUC (NaN: no task).
         counts: the number of tasks behind each cell.
         labels: one row label per model.
+        controls: one row, categories as `means`: the best control's mean over the same tasks, drawn last and
+            hatched (default: none).
 
     Returns:
         A matplotlib `Figure` (no pyplot state), for `save_figure`.
     """
     from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
 
+    if controls is not None:
+        means = pd.concat([means, controls.set_axis(["best control"])])
+        counts = pd.concat([counts, counts.iloc[:1].set_axis(["best control"])])
+        labels = [*labels, "best control (hatched)"]
     width = max(8.0, 2.0 * means.shape[1] + 0.1 * max(len(label) for label in labels) + 2.5)
     figure = Figure(figsize=(width, max(3.5, 0.75 * means.shape[0] + 2.2)), layout="constrained")
     axes = figure.add_subplot()
     values = means.to_numpy(dtype=float)
     image = axes.imshow(values, cmap="viridis", vmin=0.5, vmax=1.0, aspect="auto")
+    if controls is not None:
+        axes.add_patch(Rectangle((-0.5, len(values) - 1.5), values.shape[1], 1, fill=False, hatch="//",
+                                 edgecolor="white", lw=0))
     axes.set_xticks(range(means.shape[1]), [c.replace(" ", "\n") for c in means.columns], fontsize=11)
     axes.set_yticks(range(means.shape[0]), labels, fontsize=11)
     for (row, col), value in np.ndenumerate(values):
         if np.isfinite(value):
             axes.text(col, row, f"{value:.3f}\nn={int(counts.iloc[row, col])}", ha="center", va="center",
-                      fontsize=11, color="white" if value < 0.8 else "black")
+                      fontsize=11, color="white" if value < 0.8 else "black",
+                      bbox={"facecolor": "black" if value < 0.8 else "white", "alpha": 0.6, "lw": 0}
+                      if controls is not None and row == len(values) - 1 else None)
     figure.colorbar(image, ax=axes).set_label("mean ROC AUC over the category's tasks", fontsize=11)
     axes.set_title("Mean ROC AUC by category (n: tasks per cell)", fontsize=12)
     return figure
@@ -178,49 +367,79 @@ def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence
 
 @plain_text
 def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
-    """Mean AUC ± std over tasks per category, each bar labelled with its value and task count; PNG and SVG.
+    """Mean AUC ± std over tasks per category, each bar labelled with its value and task count, and beside it the
+    mean best control over the same tasks (hatched); PNG and SVG. Paper folds when the results hold both schemes.
 
     One model: one bar per category. Several: one panel per category, one bar per model. Values sit right of the
     error bars; a bar over one task has no error bar.
     """
-    import matplotlib
+    schemes = by_scheme(results)
+    scheme, rows = next(iter(schemes.items())) if schemes else ("paper", results)
+    means, stds, counts = category_means(rows)
+    controls = category_means(rows, "best_control_score")[0] if "best_control_score" in rows else means * np.nan
+    standing = run_standings(rows)
+    order = [s.run for s in standing if s.run in means.index]  # ranked first, then the others
+    means, stds, counts, controls = means.loc[order], stds.loc[order], counts.loc[order], controls.loc[order]
+    figure = category_bars(means, stds, counts, controls, _model_labels(standing, order),
+                           title=f"Gene benchmark by category ({scheme} folds)")
+    return save_figure(figure, path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    means, stds, counts = category_means(results)
-    order = [s.run for s in run_standings(results) if s.run in means.index]  # ranked first, then the others
-    means, stds, counts = means.loc[order], stds.loc[order], counts.loc[order]
-    models, categories = list(means.index), list(means.columns)
-    low = min(0.4, float(np.nanmin((means - stds).to_numpy())) - 0.02)
+def category_bars(means: pd.DataFrame, stds: pd.DataFrame, counts: pd.DataFrame, controls: pd.DataFrame,
+                  labels: Sequence[str], *, title: str):
+    """The bar figure: models × categories mean AUC ± std with the best control's mean beside each bar (hatched).
+
+    Args:
+        means, stds, counts: models × categories mean AUC, its std and the number of tasks.
+        controls: models × categories mean best-control AUC over the same tasks (NaN: none).
+        labels: one label per model.
+        title: the figure's title.
+
+    Returns:
+        A matplotlib `Figure` (no pyplot state), for `save_figure`.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    models, categories = list(labels), list(means.columns)
+    low = min(0.4, float(np.nanmin(np.r_[(means - stds).to_numpy().ravel(), controls.to_numpy().ravel(), 1.0])) - 0.02)
     if len(models) == 1:
-        panels = [(None, categories, means.iloc[0].to_numpy(), stds.iloc[0].to_numpy(), counts.iloc[0].to_numpy())]
+        panels = [(None, categories, *(frame.iloc[0].to_numpy() for frame in (means, stds, counts, controls)))]
     else:
-        names = dict(zip(models, _model_labels(results, models)))
-        panels = [(c, [names[m] for m in models], means[c].to_numpy(), stds[c].to_numpy(), counts[c].to_numpy())
-                  for c in categories]
-    rows = max(len(labels) for _, labels, *_ in panels)
-    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
-                             figsize=(9, 0.9 + len(panels) * (0.45 + 0.34 * rows)))
-    for ax, (title, labels, values, errors, ns) in zip(axes[:, 0], panels):
-        y = np.arange(len(labels))[::-1]
+        panels = [(c, models, *(frame[c].to_numpy() for frame in (means, stds, counts, controls))) for c in categories]
+    rows = max(len(panel[1]) for panel in panels)
+    height = 1.1 + len(panels) * (0.45 + 0.45 * rows)
+    left = 0.3 + 0.075 * max(len(label) for label in (*models, *categories))  # inches for the 8-point labels
+    figure = Figure(figsize=(left + 7.5, height))
+    figure.subplots_adjust(left=left / (left + 7.5), right=0.97, top=1 - 0.75 / height, bottom=0.6 / height,
+                           hspace=0.45 * len(panels) / max(height - 1.35, 1))  # fixed margins: no layout engine
+    axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (name, names, values, errors, ns, best) in zip(axes, panels):
+        y = np.arange(len(names))[::-1].astype(float)
         errors = np.where(ns > 1, errors, np.nan)  # one task: no spread to show
-        ax.barh(y, values - low, left=low, xerr=errors, height=0.7, capsize=3,
-                color=[f"C{i}" for i in range(len(labels))] if title else "C0")
-        for row, value, error, n in zip(y, values, errors, ns):
+        ax.barh(y + 0.18, values - low, left=low, xerr=errors, height=0.36, capsize=2,
+                color=[f"C{i}" for i in range(len(names))] if name else "C0")
+        ax.barh(y - 0.18, best - low, left=low, height=0.36, color="white", edgecolor="0.45", hatch="////", lw=0.6)
+        for row, value, error, n, control in zip(y, values, errors, ns, best):
             if np.isfinite(value):
-                ax.text(value + np.nan_to_num(error) + 0.006, row, f"{value:.3f}  n={int(n)}", va="center",
-                        ha="left", fontsize=8)
-        ax.set_yticks(y, labels, fontsize=8)
-        if title:
-            ax.set_title(title, loc="left", fontsize=10)
+                ax.text(value + np.nan_to_num(error) + 0.006, row + 0.18, f"{value:.3f}  n={int(n)}", va="center",
+                        ha="left", fontsize=7)
+            if np.isfinite(control):
+                ax.text(control + 0.006, row - 0.18, f"{control:.3f}", va="center", ha="left", fontsize=7,
+                        color="0.35")
+        ax.set_yticks(y, names, fontsize=8)
+        if name:
+            ax.set_title(name, loc="left", fontsize=10)
         ax.axvline(0.5, color="grey", lw=0.8, ls="--")
-    axes[-1, 0].set_xlim(low, 1.12)
-    axes[-1, 0].set_xticks([t for t in axes[-1, 0].get_xticks() if low <= t <= 1.0])
-    axes[-1, 0].set_xlabel("ROC AUC, mean ± std over the category's n tasks (dashed: chance)")
-    fig.suptitle("Gene benchmark by category" + ("" if len(models) > 1 else f": {models[0]}"), x=0.02, ha="left")
-    fig.tight_layout()
-    return save_figure(fig, path)
+    axes[-1].set_xlim(low, 1.12)
+    axes[-1].set_xticks([t for t in np.arange(0.0, 1.01, 0.1) if low <= t <= 1.0])
+    axes[-1].set_xlabel("ROC AUC, mean ± std over the category's n tasks (dashed: chance)")
+    figure.legend(handles=[Patch(color="C0", label="model"),
+                           Patch(facecolor="white", edgecolor="0.45", hatch="////", label="best control, same tasks")],
+                  loc="upper right", ncols=2, fontsize=8, frameon=False)
+    figure.suptitle(title + ("" if len(models) > 1 else f": {models[0]}"), x=0.01, y=1 - 0.1 / height, ha="left",
+                    va="top")
+    return figure
 
 
 def save_figure(figure, path: Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
@@ -230,7 +449,8 @@ def save_figure(figure, path: Path, formats: Sequence[str] = ("png", "svg")) -> 
     written = []
     for suffix in formats:
         buffer = io.BytesIO()
-        figure.savefig(buffer, format=suffix, dpi=150, bbox_inches="tight")
+        options = {"pil_kwargs": {"compress_level": 1}} if suffix == "png" else {}  # fast zlib: a few % larger
+        figure.savefig(buffer, format=suffix, dpi=150, **options)
         written.append(write_atomic(path.with_suffix(f".{suffix}"), buffer.getvalue()))
     if figure.canvas.manager is not None:
         import matplotlib.pyplot as plt
@@ -238,6 +458,26 @@ def save_figure(figure, path: Path, formats: Sequence[str] = ("png", "svg")) -> 
         plt.close(figure)
     return written
 
+
+
+def coverage_line(embeddings: GeneEmbeddings, n_genes: int) -> str:
+    """How many of the genes asked for got a vector, and why the others did not."""
+    missing = sum(len(v) for v in embeddings.missing.values())
+    reasons = ", ".join(f"{k} {len(v)}" for k, v in embeddings.missing.items())
+    return (f"encoded {len(embeddings.symbols)} of {n_genes} genes ({len(embeddings.symbols) / max(n_genes, 1):.1%})"
+            + (f"; {missing} without a vector: {reasons}" if missing else ""))
+
+
+def descriptions_line(counts: dict[str, int]) -> str:
+    """ "descriptions: 13017 full (65.4%), 6896 name only (34.6%), 0 missing".
+
+    Examples:
+        >>> descriptions_line({"full": 3, "name_only": 1, "missing": 0})
+        'descriptions: 3 full (75.0%), 1 name only (25.0%), 0 missing (0.0%)'
+    """
+    total = max(sum(counts.values()), 1)
+    return "descriptions: " + ", ".join(f"{counts[key]} {label} ({counts[key] / total:.1%})" for key, label in
+                                         (("full", "full"), ("name_only", "name only"), ("missing", "missing")))
 
 
 def markdown_table(table: pd.DataFrame) -> str:
@@ -292,29 +532,55 @@ class Comparison:
     losses: int
     largest: pd.DataFrame
     standings: tuple[Standing, Standing]
+    folds: str = "paper"
+    family: list[str] = field(default_factory=list)
 
     def to_text(self) -> str:
         """A short human-readable summary."""
         lines = [
             *(f"{name}: {s.tasks_label} tasks, coverage {s.coverage:.1%}" + (f" ({s.note})" if s.note else "")
               for name, s in zip("AB", self.standings)),
-            f"{self.a} vs {self.b} over {self.n_tasks} shared tasks",
+            f"A = {self.a}, B = {self.b}: {self.n_tasks} shared tasks ({self.folds} folds)",
             f"mean AUC difference (A - B): {self.mean_difference:+.4f}  95% bootstrap CI [{self.ci_low:+.4f}, "
             f"{self.ci_high:+.4f}]",
             f"A wins {self.wins}, ties {self.ties} (|diff| < {TIE}), loses {self.losses}",
             f"mean lift over the best control: A {format_lift(self.mean_lift_a)}, B {format_lift(self.mean_lift_b)}",
+            *self.family,
             "", "tasks where they differ most:", self.largest.to_markdown(index=False, floatfmt=".3f"),
         ]
         return "\n".join(lines)
 
 
+BOOT_MEMORY = 1 << 30
+"""Most bytes a bootstrap may hold (its resampled means, and one block of resample indices at a time)."""
+_BOOT_BLOCK = 1 << 16
+
+
+def check_boot_memory(n_boot: int, n_tasks: int) -> None:
+    """Refuse a bootstrap whose resamples would not fit in `BOOT_MEMORY`, before anything is drawn."""
+    needed = 8 * n_boot + 16 * min(n_boot, _BOOT_BLOCK) * n_tasks
+    if needed > BOOT_MEMORY:
+        most = (BOOT_MEMORY - 16 * _BOOT_BLOCK * n_tasks) // 8
+        raise ResultsError(f"--n-boot {n_boot}: needs about {needed / 2**30:.1f} GiB over {n_tasks} tasks, expected at "
+                           f"most {BOOT_MEMORY / 2**30:.0f} GiB; pass --n-boot {most} or fewer (10000 is plenty for a "
+                           "95% interval).")
+
+
 def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top: int = 10, seed: int = 0) -> Comparison:
     """Paired comparison of models `a` and `b` (names as shown in reports) on their shared tasks, with each one's
-    mean lift over the best control. Pass `drop_flagged(results)` to leave out shortcut-solvable tasks.
+    mean lift over the best control. Pass `drop_flagged(results)` to leave out shortcut-solvable tasks, and
+    `select_scheme(results, folds)` to compare under one fold scheme.
 
-    The confidence interval is a percentile bootstrap over tasks with `np.random.default_rng(seed)`.
+    The AUC comparison is on the paper folds when `results` hold both schemes; with family-fold results, the
+    comparison adds each model's family-fold AUC and added over names, and their paired difference (`family_lines`).
+    The AUC difference's confidence interval is a percentile bootstrap over tasks with `np.random.default_rng(seed)`.
     """
-    scored = main_scores(results)
+    if a == b:
+        raise ResultsError(f"expected two different models, found '{a}' as both --a and --b; name another "
+                           "model as --b.")
+    schemes = by_scheme(results)
+    folds, primary = next(iter(schemes.items())) if schemes else ("paper", results)
+    scored = main_scores(primary)
     known = sorted(set(scored["label"]))
     for name in (a, b):
         if name not in known:
@@ -324,10 +590,12 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
         raise ResultsError(f"models '{a}' and '{b}' share no scored task; run both on the same tasks.")
     lifts = scored.pivot_table(index="task", columns="label", values="lift", aggfunc="first", dropna=False)
     lifts = lifts.reindex(index=wide.index, columns=[a, b])
-    diff = (wide[a] - wide[b]).to_numpy()
+    diff = (wide[a] - wide[b]).to_numpy(dtype=np.float64)
+    check_boot_memory(n_boot, len(diff))
     rng = np.random.default_rng(seed)
-    boots = diff[rng.integers(0, len(diff), size=(n_boot, len(diff)))].mean(axis=1)
-    largest = wide.assign(**{f"lift {a}": lifts[a], f"lift {b}": lifts[b], "difference": diff})
+    boots = np.concatenate([diff[rng.integers(0, len(diff), size=(size, len(diff)))].mean(axis=1)
+                            for size in (min(_BOOT_BLOCK, n_boot - start) for start in range(0, n_boot, _BOOT_BLOCK))])
+    largest = wide.set_axis(["A", "B"], axis=1).assign(**{"lift A": lifts[a], "lift B": lifts[b], "A - B": diff})
     largest = largest.iloc[np.argsort(-np.abs(diff), kind="stable")].head(top)
     return Comparison(
         a=a, b=b, n_tasks=len(diff), mean_lift_a=float(lifts[a].mean()), mean_lift_b=float(lifts[b].mean()),
@@ -335,5 +603,30 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
         ci_low=float(np.quantile(boots, 0.025)), ci_high=float(np.quantile(boots, 0.975)),
         wins=int((diff >= TIE).sum()), ties=int((np.abs(diff) < TIE).sum()), losses=int((diff <= -TIE).sum()),
         largest=largest.reset_index(),
-        standings=tuple(next(s for s in run_standings(results) if s.run == name) for name in (a, b)),
+        standings=tuple(next(s for s in run_standings(primary) if s.run == name) for name in (a, b)),
+        folds=folds, family=family_lines(schemes["family"], a, b) if "family" in schemes else [],
     )
+
+
+def family_lines(rows: pd.DataFrame, a: str, b: str) -> list[str]:
+    """Family folds, on the tasks both models scored there: each one's mean AUC, added over names and understanding
+    with 95% intervals, and the paired difference of added over names (draws pair by gene)."""
+    scored = summarised_rows(main_scores(rows))
+    shared = set(scored.loc[scored["label"] == a, "task"]) & set(scored.loc[scored["label"] == b, "task"])
+    scored = scored[scored["task"].isin(shared)]
+    if scored.empty:
+        return []
+    mine = {name: scored[scored["label"] == name].set_index("task").sort_index() for name in (a, b)}
+    lines = ["", f"family folds, {counted(len(shared), 'shared task')}:"]
+    for letter, name in zip("AB", (a, b)):
+        overall = vote_means(mine[name].reset_index(), ["label"], ("mean", "lift")).iloc[0]
+        lines.append(f"  {letter}: AUC {overall['mean']:.3f}, lift {format_lift(overall['lift'])}, added over names "
+                     f"{format_added(*added_summary(mine[name]))}, understanding "
+                     f"{format_added(*added_summary(mine[name], names_below=SHORTCUT_AUC))}")
+    both = mine[a]["added"].notna() & mine[b]["added"].notna()
+    if both.any():
+        first, second = mine[a][both], mine[b][both]
+        draws = np.stack(first["added_draws"].to_list()) - np.stack(second["added_draws"].to_list())
+        difference = mean_with_ci((first["added"] - second["added"]).to_numpy(float), draws, first["vote"])
+        lines.append(f"  added over names, A - B (paired by gene): {format_added(*difference)}")
+    return lines

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import json
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -19,11 +18,13 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from genebench.added import AddedOverNames, mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import revision_id, revision_task_count
 from genebench.errors import ResultsError
 from genebench.metrics import score_problem
 from genebench.model_info import ModelInfo
+from genebench.run_identity import RunIdentity
 from genebench.tasks.metadata import TaskMetadata, best_of, format_control
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,11 @@ class MetricScores(BaseModel):
     mean: float
     std: float
 
+
+SCORE_TOLERANCE = 1e-9
+"""How far a stored mean or std may be from the one recomputed from its folds."""
+LIFT_TOLERANCE = 1e-6
+"""How far a stored lift may be from the main score minus the best control (lifts are stored to 6 decimals)."""
 
 COVERED_CONTROLS = "controls_on_covered_rows"
 """The `diagnostics` key of the controls rescored on a partly covered result's rows (see `TaskResult.controls`)."""
@@ -74,23 +80,37 @@ class TaskResult(BaseModel):
         default=None, description="Main score minus the best control's on this task (`controls`); None when the "
         "task was skipped or has no controls."
     )
+    added_over_names: AddedOverNames | None = Field(
+        default=None, description="Family folds: what the model adds to the name control's held-out predictions "
+        "(`genebench.added`); None under paper folds, or when the task was skipped."
+    )
     timing: dict[str, float] = Field(default_factory=dict)
     date: str
     config: dict[str, Any] = Field(default_factory=dict, description="The run configuration it ran with.")
     diagnostics: dict[str, Any] = Field(
         default_factory=dict, description="How the solve went (iterations, convergence, device) and input checks."
     )
+    converged: bool | None = Field(
+        default=None, strict=True, description="Whether every fold probe met the probe's tol: "
+        "`diagnostics.n_not_converged == 0` (a derived task's is its parent's fit's). Filled from the diagnostics "
+        "when absent; a score that did not converge is shown marked, left out of summaries and refused by submit and "
+        "the leaderboard."
+    )
 
     @model_validator(mode="after")
-    def _scores_in_range(self) -> TaskResult:
-        """Every score finite and within its metric's range; a scored task has its main score."""
-        for metric, score in self.scores.items():
-            if problem := score_problem(metric, score.folds, score.mean, score.std):
-                raise ValueError(f"task '{self.task.name}': {problem}")
-        if self.skipped is None and self.main_score not in self.scores:
-            raise ValueError(f"task '{self.task.name}': expected its main score {self.main_score!r} in scores, "
-                             f"found {sorted(self.scores)}")
+    def _checked(self) -> TaskResult:
+        """The one set of result checks every reader applies: see `result_problem`."""
+        if self.converged is None:
+            self.converged = recorded_convergence(self.diagnostics)
+        if problem := result_problem(self):
+            raise ValueError(f"task '{self.task.name}': {problem}")
         return self
+
+    @property
+    def is_lift_pending(self) -> bool:
+        """Whether its lift waits for the controls rescored on the rows it covers (a task covered in part)."""
+        return bool(self.task.controls) and bool(self.scores) and \
+            0 < self.coverage.n_covered < self.coverage.n_task and COVERED_CONTROLS not in self.diagnostics
 
     @property
     def controls(self) -> dict[str, float]:
@@ -104,17 +124,67 @@ class TaskResult(BaseModel):
         return best_of(self.controls)
 
     @property
+    def folds(self) -> str:
+        """The fold scheme it was scored under ("paper" or "family", `ProbeSettings.folds`)."""
+        return str(self.probe.get("folds", "paper"))
+
+    @property
     def run_identity(self) -> dict[str, Any]:
-        """What makes results one run: model, revision, vectors (the cache key of the adapter settings), probe
-        settings and data revision. Results of two identities are never summarised together."""
-        return {"model": self.model.id, "revision": self.model.revision, "vectors": self.model.cache_key,
-                "probe": self.probe, "data": revision_id(self.dataset_revision)}
+        """What makes results one run (`genebench.run_identity.RunIdentity`), as a dict. Results of two identities
+        are never summarised together."""
+        return RunIdentity.of_result(self).as_dict()
 
     @property
     def run_id(self) -> str:
         """A short hash of `run_identity`."""
-        text = json.dumps(self.run_identity, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:12]
+        return RunIdentity.of_result(self).run_id
+
+
+def recorded_convergence(diagnostics: dict[str, Any]) -> bool:
+    """Whether the diagnostics record every fold probe as converged (`n_not_converged == 0`; a closed-form or reused
+    fit records none and counts as converged)."""
+    count = diagnostics.get("n_not_converged", 0)
+    return isinstance(count, int) and not isinstance(count, bool) and count == 0
+
+
+def result_problem(result: TaskResult) -> str | None:
+    """Why a result's numbers disagree with each other, or None: the one set of checks behind `TaskResult`, so
+    `report`, `compare`, `submit` and the leaderboard all apply it.
+
+    Checked: every score finite and in its metric's range, with its mean and std those of its folds (np.std,
+    ddof=0, within `SCORE_TOLERANCE`); the main score present on a scored task; the coverage counts consistent and
+    its fraction in [0, 1] (NaN refused); `converged` as the diagnostics record it; the lift equal to the main score
+    minus the best of `controls` (None only without either, or while the controls of a task covered in part wait to
+    be rescored).
+    """
+    for metric, score in result.scores.items():
+        if problem := score_problem(metric, score.folds, score.mean, score.std):
+            return problem
+        folds = np.asarray(score.folds, dtype=np.float64)
+        for stat, stored, recomputed in (("mean", score.mean, folds.mean()), ("std", score.std, folds.std())):
+            if abs(stored - recomputed) > SCORE_TOLERANCE:
+                return (f"{metric} {stat} {stored!r} does not match the {stat} of its folds {float(recomputed)!r}; "
+                        "results must not be edited by hand, rerun `genebench run`")
+    if result.skipped is None and result.main_score not in result.scores:
+        return f"expected its main score {result.main_score!r} in scores, found {sorted(result.scores)}"
+    cov = result.coverage
+    expected = cov.n_covered / cov.n_task if cov.n_task > 0 else 0.0
+    if not (0 <= cov.n_covered <= cov.n_task) or not np.isfinite(cov.fraction) or abs(cov.fraction - expected) > 1e-9:
+        return (f"coverage {cov.n_covered}/{cov.n_task} rows with fraction {cov.fraction!r}: expected 0 <= n_covered "
+                f"<= n_task and fraction n_covered / n_task ({expected:.6g}, within [0, 1]); rerun `genebench run`")
+    if result.converged != recorded_convergence(result.diagnostics):
+        return (f"converged {result.converged} disagrees with diagnostics.n_not_converged "
+                f"{result.diagnostics.get('n_not_converged', 0)!r}; results must not be edited by hand, rerun "
+                "`genebench run`")
+    best = result.best_control
+    lift = None if best is None or result.skipped is not None else result.scores[result.main_score].mean - best[1]
+    if result.lift is None and (lift is None or result.is_lift_pending):
+        return None
+    if lift is None or result.lift is None or not abs(result.lift - lift) <= LIFT_TOLERANCE:
+        return (f"lift {result.lift!r} does not match the main score minus the best control in task.controls "
+                f"(diagnostics.controls_on_covered_rows on a partly covered task) ({lift!r}); results must not be "
+                "edited by hand, rerun `genebench run`")
+    return None
 
 
 def identity_difference(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
@@ -229,10 +299,17 @@ def read_result(path: str | Path) -> TaskResult:
                            "otherwise move it out of the results folder.") from exc
 
 
-_COLUMNS = ["model", "revision", "input", "task", "family", "category", "type", "metric", "is_main", "mean", "std",
-            "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control", "is_flagged",
-            "data_revision", "data_tasks", "genebench_version", "date", "path"]
-_KEY = ["model", "revision", "task", "metric"]
+_COLUMNS = ["model", "revision", "input", "folds", "task", "family", "category", "type", "parent", "metric", "is_main",
+            "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
+            "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "added", "added_low",
+            "added_high", "added_draws", "data_revision", "data_tasks", "genebench_version", "date", "path"]
+_KEY = ["model", "revision", "folds", "task", "metric"]
+_DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
+           "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
+           "is_flagged": bool, "converged": bool, "name_control": np.float64, "added": np.float64,
+           "added_low": np.float64, "added_high": np.float64, "data_tasks": np.float64}
+"""Explicit dtypes of the results table's numeric and boolean columns (pandas 3 infers Arrow strings for columns
+that start empty, and arithmetic on those fails)."""
 
 
 def load_results(results_dir: str | Path | Sequence[str | Path]) -> pd.DataFrame:
@@ -278,9 +355,9 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
     Raises:
         ResultsError: naming what differs, two files that differ and what to do.
     """
-    first: dict[tuple[str, str], tuple[TaskResult, Path]] = {}
+    first: dict[tuple[str, str, str], tuple[TaskResult, Path]] = {}
     for result, path in zip(results, paths):
-        key = (result.model.id, result.model.revision)
+        key = (result.model.id, result.model.revision, result.folds)  # the two fold schemes are two runs by design
         if key not in first:
             first[key] = (result, path)
         elif first[key][0].run_id != result.run_id:
@@ -322,24 +399,37 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         paths: where each was read from (default: its path under a results root, as `write_result` files it).
 
     Returns:
-        Columns: model, revision, input, task, family, category, type, metric, is_main, mean, std,
-        n_folds, n_covered, n_task, coverage, skipped, lift (main score minus the best control's, NaN without
-        controls), best_control ("name 1.000"), is_flagged (a control reaches `SHORTCUT_AUC`), data_revision (the
-        data's id), data_tasks (how many tasks that data revision holds; NaN if unknown), genebench_version, date,
-        path.
+        Columns: model, revision, input, folds (the fold scheme), task, family, category, type, parent (a derived
+        task's multi-label parent), metric, is_main, mean, std, n_folds, n_covered, n_task, coverage, skipped, lift
+        (main score minus the best control's, NaN without controls), best_control ("name 1.000") and
+        best_control_score (its score, NaN without controls), is_flagged (a
+        control reaches `SHORTCUT_AUC`), converged (every fold probe met tol; a score that did not is marked and
+        left out of summaries), name_control (the name control's score under the result's folds),
+        incomplete (why the task's labels are known to be incomplete, else None), added, added_low, added_high and
+        added_draws (added over names, its 95% interval and bootstrap draws; NaN / None without), data_revision
+        (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown), genebench_version,
+        date, path.
     """
     results = list(results)
     if paths is None:
         paths = [result_path(".", r.model, r.task.name).as_posix() for r in results]
     records = []
     for result, path in zip(results, paths):
+        added = result.added_over_names
+        has_added = added is not None and added.value is not None
         base = {"model": result.model.id, "revision": result.model.revision, "input": result.model.input,
-                "task": result.task.name, "family": result.task.family, "category": result.task.category,
-                "type": result.task.type, "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
+                "folds": result.folds, "task": result.task.name, "family": result.task.family,
+                "category": result.task.category, "type": result.task.type, "parent": result.task.parent,
+                "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
                 "lift": np.nan if result.lift is None else result.lift,
                 "best_control": format_control(result.best_control),
-                "is_flagged": result.task.is_shortcut_solvable,
+                "best_control_score": result.best_control[1] if result.best_control else np.nan,
+                "is_flagged": result.task.is_shortcut_solvable, "converged": bool(result.converged),
+                "name_control": result.task.controls.get("name"),
+                "incomplete": getattr(result.task, "incomplete", None),
+                "added": added.value if has_added else np.nan, "added_low": added.low if has_added else np.nan,
+                "added_high": added.high if has_added else np.nan, "added_draws": added.draws if has_added else None,
                 "data_revision": revision_id(result.dataset_revision),
                 "data_tasks": revision_task_count(result.dataset_revision),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}
@@ -348,7 +438,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         for metric, score in result.scores.items():
             records.append(base | {"metric": metric, "is_main": metric == result.main_score, "mean": score.mean,
                                    "std": score.std, "n_folds": len(score.folds)})
-    return pd.DataFrame.from_records(records, columns=_COLUMNS).astype({"data_tasks": float})
+    return pd.DataFrame.from_records(records, columns=_COLUMNS).astype(_DTYPES)
 
 
 def score_cell(mean: float, std: float, n: int = 2) -> str:
@@ -368,9 +458,11 @@ def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
     still counts as complete.
     """
     flagged = results["is_flagged"].astype(bool)
-    per_revision = results[flagged].groupby("data_revision")["task"].nunique()
+    keys = ["data_revision", "folds"] if "folds" in results else ["data_revision"]  # a flag follows the scheme
+    per_revision = results[flagged].groupby(keys)["task"].nunique().astype(np.float64).rename("n_flagged")
     kept = results[~flagged]
-    return kept.assign(data_tasks=kept["data_tasks"] - kept["data_revision"].map(per_revision).fillna(0))
+    dropped = kept.join(per_revision, on=keys)["n_flagged"].astype(np.float64).fillna(0.0)
+    return kept.assign(data_tasks=kept["data_tasks"].astype(np.float64) - dropped)
 
 
 def format_lift(lift: float) -> str:
@@ -378,20 +470,96 @@ def format_lift(lift: float) -> str:
     return "\u2013" if lift is None or not np.isfinite(lift) else f"{lift:+.3f}"
 
 
+def one_scheme(results: pd.DataFrame) -> str:
+    """The one fold scheme of `results` ("paper" when the table predates schemes).
+
+    Raises:
+        ResultsError: `results` mixes the paper's folds and family folds; a summary must not average them.
+    """
+    schemes = sorted(set(results["folds"].dropna())) if "folds" in results else []
+    if len(schemes) > 1:
+        raise ResultsError(f"summary: expected results of one fold scheme, found {schemes}; summarise each scheme "
+                           "apart (`genebench report --folds paper|family`).")
+    return schemes[0] if schemes else "paper"
+
+
+def summarised_rows(results: pd.DataFrame, *, metric: str | None = None,
+                    include_incomplete: bool = False) -> pd.DataFrame:
+    """The per-task rows a summary averages, each with its `vote`: one fold scheme only (`one_scheme`), scored tasks
+    only (a task a scheme cannot score is skipped, so it is out), converged only (an unconverged score is shown
+    marked, never summarised), and without tasks whose labels are known to be
+    incomplete (`incomplete`) unless `include_incomplete`.
+
+    The vote rule: a multi-label parent and the binary tasks derived from its labels share one vote, named after the
+    parent; every other task is its own vote. A summary averages the tasks of a vote first, then the votes, so one
+    parent with 20 labels weighs as much as one other task.
+    """
+    one_scheme(results)
+    scored = results[results["is_main"].astype(bool)] if metric is None else results[results["metric"] == metric]
+    if "converged" in scored:  # a score that is not the probe's optimum is shown marked, never summarised
+        scored = scored[scored["converged"].astype(bool)]
+    if not include_incomplete and "incomplete" in scored:
+        scored = scored[scored["incomplete"].isna()]
+    parent = scored["parent"] if "parent" in scored else pd.Series(None, index=scored.index, dtype=object)
+    return scored.assign(vote=parent.where(parent.notna(), scored["task"]).astype(str))
+
+
+def vote_means(rows: pd.DataFrame, keys: list[str], values: tuple[str, ...] = ("mean",)) -> pd.DataFrame:
+    """Per group of `keys`: each of `values` averaged within a vote, then over votes (see `summarised_rows`), its std
+    over votes (`<value>_std`, ddof=0), and the number of tasks (`n_tasks`) and votes (`n_votes`)."""
+    per_vote = rows.groupby([*keys, "vote"], sort=True, dropna=False)[list(values)].mean().reset_index()
+    grouped = per_vote.groupby(keys, sort=True, dropna=False)
+    table = grouped[list(values)].mean()
+    for value in values:
+        table[f"{value}_std"] = grouped[value].agg(lambda v: float(np.std(v.dropna())) if v.notna().any() else np.nan)
+    table["n_votes"] = grouped.size()
+    table["n_tasks"] = rows.groupby(keys, sort=True, dropna=False)["task"].nunique()
+    return table.reset_index()
+
+
+def added_summary(rows: pd.DataFrame, *, names_below: float | None = None) -> tuple[float, float, float]:
+    """Mean added over names over `rows` (from `summarised_rows`: one vote per parent) and its 95% bootstrap interval
+    (`genebench.added.mean_with_ci`); with `names_below`, only tasks whose name control scores below it (the
+    leaderboard's "understanding" takes `SHORTCUT_AUC`). NaNs when no task has the score."""
+    rows = rows[rows["added"].notna()]
+    if names_below is not None:
+        rows = rows[rows["name_control"].astype(float) < names_below]
+    if rows.empty:
+        return float("nan"), float("nan"), float("nan")
+    return mean_with_ci(rows["added"].to_numpy(float), np.stack(rows["added_draws"].to_list()), rows["vote"])
+
+
+def format_added(mean: float, low: float, high: float) -> str:
+    """ "+0.013 [+0.004, +0.022]", or "–" without a score.
+
+    Examples:
+        >>> format_added(0.0134, 0.004, 0.0221)
+        '+0.013 [+0.004, +0.022]'
+    """
+    return "\u2013" if not np.isfinite(mean) else f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
 def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "type"),
-                  metric: str | None = None) -> pd.DataFrame:
+                  metric: str | None = None, include_incomplete: bool = False) -> pd.DataFrame:
     """The paper's summary: per model, per category and per task type, mean ± std over task scores.
 
+    Tasks are averaged by `summarised_rows`' rule: one fold scheme, scored tasks without known-incomplete labels,
+    and a multi-label parent with its derived labels counting as one vote.
+
     Args:
-        results: a table from `load_results`.
+        results: a table from `load_results`, of one fold scheme.
         by: groupings, each a column of `results` (one block of rows per grouping).
         metric: the per-task score summarised (its task means); None (default) takes each task's main score
             (ROC AUC, or PerturbQA's auc_per_gene, or R2 for regression).
+        include_incomplete: keep tasks marked incomplete.
 
     Returns:
-        One row per (model, revision, grouping, group): n_tasks, mean, std (over tasks, ddof=0), the mean
-        coverage of those tasks, `lift`, the mean lift over the tasks that have controls (NaN when none has),
-        and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
+        One row per (model, revision, grouping, group): n_tasks, n_votes, mean, std (over votes, ddof=0), the mean
+        coverage, `lift`, the mean lift over the tasks that have controls (NaN when none has), `added`, the mean
+        added over names (NaN without), and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
+
+    Raises:
+        ResultsError: a needed column is missing, or `results` mixes fold schemes.
 
     Examples:
         >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
@@ -400,24 +568,19 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
         >>> summary_table(df, by=("category",))["cell"].tolist()
         ['0.700 ± 0.100']
     """
-    if "lift" not in results:
-        results = results.assign(lift=np.nan)
+    results = results.assign(**{c: np.nan for c in ("lift", "added") if c not in results})
     needed = ("model", "revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
     missing = [c for c in needed if c not in results]
     if missing:
         raise ResultsError(f"summary table: expected columns {missing} (a table from load_results), found "
                            f"{list(results.columns)}.")
-    scored = results[results["is_main"].astype(bool)] if metric is None else results[results["metric"] == metric]
-    blocks = []
-    for column in by:
-        grouped = scored.groupby(["model", "revision", column], sort=True)
-        block = grouped.agg(n_tasks=("task", "nunique"), mean=("mean", "mean"),
-                            std=("mean", lambda v: float(np.std(v))), coverage=("coverage", "mean"),
-                            lift=("lift", "mean")).reset_index()
-        blocks.append(block.rename(columns={column: "group"}).assign(by=column))
+    scored = summarised_rows(results, metric=metric, include_incomplete=include_incomplete)
+    blocks = [vote_means(scored, ["model", "revision", column], ("mean", "coverage", "lift", "added"))
+              .rename(columns={column: "group", "mean_std": "std"}).assign(by=column) for column in by]
+    columns = ["model", "revision", "by", "group", "n_tasks", "n_votes", "mean", "std", "coverage", "lift", "added",
+               "cell"]
     table = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame()
-    columns = ["model", "revision", "by", "group", "n_tasks", "mean", "std", "coverage", "lift", "cell"]
     if table.empty:
         return pd.DataFrame(columns=columns)
-    table["cell"] = [score_cell(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n_tasks"])]
+    table["cell"] = [score_cell(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n_votes"])]
     return table[columns]

@@ -7,8 +7,10 @@ what every model shares::
       - {model: sentence-transformers/all-MiniLM-L6-v2, input: description}
       - {model: facebook/esm2_t6_8M_UR50D, input: protein, adapter: {batch_size: 8}}
       - {input: random, adapter: {dim: 384}}
-    tasks: {family: [humantfs, reactome]}   # the task selection of `genebench run` (default: every task)
+    tasks: {family: [humantfs, reactome]}   # the task selection of `genebench run` (default: every task), or a
+                                             # list of task names: tasks: ["TF vs non-TF", Pathways]
     probe: {C: 1.0}                          # shared probe settings
+    folds: [paper, family]                   # the fold schemes each model is scored under (default: both)
     data: null                               # built data folder or Hub id (default: the bundled snapshot)
 
 Each model runs the main job (`genebench.pipeline.run`) into `OUT/<org__name>-<input>-<hash>/`, the hash
@@ -26,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from genebench.atomic import write_atomic
+from genebench.config import RunConfig, first_error, read_yaml
 from genebench.errors import GenebenchError
-from genebench.pipeline import RunConfig, run
+from genebench.pipeline import run
 from genebench.results import OverwriteStrategy, model_dir_name
 from genebench.tasks.selection import TaskSelection
 
@@ -43,6 +46,8 @@ logger = logging.getLogger(__name__)
 DONE_FILE = "sweep_done.yaml"
 """Written in a model's folder when all its tasks are scored: what they were scored with."""
 REPORT_DIR = "report"
+EXAMPLE = "{models: [{input: random, adapter: {dim: 64}}], tasks: [TF vs non-TF], probe: {C: 1.0}}"
+"""A valid sweep file, shown beside a refused key."""
 
 
 class SweepFile(BaseModel):
@@ -53,8 +58,22 @@ class SweepFile(BaseModel):
     models: list[dict[str, Any]] = Field(min_length=1)
     tasks: TaskSelection = Field(default_factory=TaskSelection)
     probe: dict[str, Any] = Field(default_factory=dict)
+    folds: list[str] | str | None = None
     data: str | None = None
     data_revision: str | None = None
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        """A list of task names (or one name) is `{tasks: [...]}`; an empty list selects nothing and is refused."""
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("an empty list selects no task; give task names, e.g. tasks: [TF vs non-TF], or "
+                                 "leave 'tasks' out to score every task")
+            return {"tasks": value}
+        return value
 
 
 @dataclass(frozen=True)
@@ -71,35 +90,32 @@ class Sweep:
         """Read and check a sweep file.
 
         Raises:
-            GenebenchError: unreadable YAML, an unknown key, an invalid model entry (named by its position),
-                probe settings inside an entry, or two entries that are the same model.
+            GenebenchError: unreadable YAML, an unknown key (shown with a valid example), an invalid model entry
+                (named by its position), probe settings inside an entry, or two entries that resolve to one model
+                id (both named).
         """
-        import yaml
-
-        try:
-            loaded = yaml.safe_load(Path(path).read_text())
-        except (OSError, yaml.YAMLError) as exc:
-            raise GenebenchError(f"sweep '{path}': cannot be read as YAML ({exc}).") from exc
+        loaded = read_yaml(path, "sweep")
         try:
             sweep = SweepFile.model_validate(loaded)
         except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(part) for part in error["loc"]) or "the file"
-            raise GenebenchError(f"sweep '{path}': {where}: {error['msg']}; expected keys models (a list of model "
-                                 "entries), tasks, probe, data, data_revision.") from None
+            raise GenebenchError(f"sweep '{path}': {first_error(exc, SweepFile.model_fields, EXAMPLE)}") from None
         configs = []
         for i, entry in enumerate(sweep.models):
             source = f"sweep '{path}' models[{i}]"
             if not isinstance(entry, dict):
                 raise GenebenchError(f"{source}: expected a model entry (model, input, adapter, ...), found {entry!r}.")
-            if "probe" in entry:
-                raise GenebenchError(f"{source}: probe settings are shared by every model of a sweep; move them to "
-                                     "the top-level 'probe'.")
-            configs.append(RunConfig.build(source, **entry, probe=sweep.probe))
-        folders = [model_folder(config) for config in configs]
-        twice = sorted({folder for folder in folders if folders.count(folder) > 1})
+            for shared in ("probe", "folds"):
+                if shared in entry:
+                    raise GenebenchError(f"{source}: {shared} settings are shared by every model of a sweep; move "
+                                         f"them to the top-level '{shared}'.")
+            folds = {"folds": sweep.folds} if sweep.folds is not None else {}
+            configs.append(RunConfig.build(source, **entry, probe=sweep.probe, **folds))
+        ids = [config.model_id() for config in configs]
+        twice = next(((i, j) for j, model in enumerate(ids) for i in range(j) if ids[i] == model), None)
         if twice:
-            raise GenebenchError(f"sweep '{path}': the same model entry is given twice ({twice[0]}); drop one.")
+            i, j = twice
+            raise GenebenchError(f"sweep '{path}': models[{i}] and models[{j}] both resolve to the model id "
+                                 f"'{ids[i]}', so one would hide the other; give them distinct `name:`s, or drop one.")
         return cls(configs=configs, tasks=sweep.tasks, data=sweep.data, data_revision=sweep.data_revision)
 
 

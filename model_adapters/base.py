@@ -8,16 +8,18 @@ gets a random vector (the seeded random baseline is the one, explicit, exception
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
 
-from genebench.data import file_sha256
 from genebench.embeddings import GeneEmbeddings
-from genebench.errors import GenebenchError
+from genebench.errors import AdapterError  # noqa: F401 (the adapters and their callers import it from here)
+from genebench.hashing import file_sha256
 from genebench.model_info import ModelInfo
 
 Pooling = Literal["mean", "cls"]
@@ -32,10 +34,6 @@ NO_SEQUENCE = "no_sequence"
 NOT_IN_VOCABULARY = "not_in_vocabulary"
 NOT_IN_TABLE = "not_in_table"
 NON_FINITE = "non_finite_vector"
-
-
-class AdapterError(GenebenchError, ValueError):
-    """An adapter setting, model or tokenizer that cannot be used as given."""
 
 
 @runtime_checkable
@@ -102,11 +100,55 @@ def file_version(path: str | Path) -> str:
     return f"{path.name}@{file_sha256(path)[:12]}"
 
 
-def length_batches(lengths: Sequence[int], batch_size: int) -> Iterator[np.ndarray]:
-    """Indices of inputs in batches of similar length, longest first (so memory errors come early)."""
-    order = np.argsort(-np.asarray(lengths), kind="stable")
-    for start in range(0, len(order), batch_size):
-        yield order[start:start + batch_size]
+@dataclass(frozen=True)
+class BatchPlan:
+    """Batches of input indices, longest inputs first, and what they cost in tokens.
+
+    Attributes:
+        batches: index arrays into the inputs; each batch's inputs are padded to its first (longest) one.
+        n_tokens: the inputs' tokens.
+        n_computed: tokens the batches compute, padding included.
+    """
+
+    batches: list[np.ndarray]
+    n_tokens: int
+    n_computed: int
+
+    @property
+    def padding(self) -> float:
+        """The share of computed tokens that are padding."""
+        return 1 - self.n_tokens / self.n_computed if self.n_computed else 0.0
+
+    def note(self, notes: dict[str, Any]) -> None:
+        """Record the plan's tokens in an encoder's `notes` (per call: the cache adds calls up)."""
+        notes.update(n_tokens=self.n_tokens, n_padding_tokens=self.n_computed - self.n_tokens,
+                     padding=round(self.padding, 4))
+
+
+def plan_batches(lengths: Sequence[int], max_texts: int, max_tokens: int | None = None) -> BatchPlan:
+    """Sort inputs by token count, longest first (so memory errors come early), and fill each batch up to
+    `max_tokens` tokens, padding included, and at most `max_texts` inputs.
+
+    Examples:
+        >>> plan = plan_batches([3, 10, 4, 9], max_texts=8, max_tokens=20)
+        >>> [b.tolist() for b in plan.batches], plan.n_tokens, plan.n_computed
+        ([[1, 3], [2, 0]], 26, 28)
+    """
+    sizes = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(-sizes, kind="stable")
+    batches, computed, start = [], 0, 0
+    while start < len(order):
+        width = int(sizes[order[start]])
+        count = min(max_texts, max(1, max_tokens // max(width, 1))) if max_tokens else max_texts
+        batches.append(order[start:start + count])
+        computed += width * len(batches[-1])
+        start += count
+    return BatchPlan(batches, int(sizes.sum()), computed)
+
+
+def n_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def note_truncated(notes: dict[str, Any], model_id: str, n_truncated: int, limit: int) -> None:

@@ -15,6 +15,7 @@ rebuilt, never used.
 from __future__ import annotations
 
 import logging
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -22,7 +23,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from genebench.constants import CHUNK_SIZE
+from genebench.atomic import TMP_SUFFIX
+from genebench.constants import CHUNK_SIZE, check_cache_path
 from genebench.constants import cache_dir as default_cache_dir
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
@@ -52,12 +54,34 @@ def cache_path(meta: ModelInfo, cache_dir: str | Path | None = None) -> Path:
     return root / "embeddings" / model_dir_name(meta.id) / f"{meta.input}-{meta.keyed().cache_key}.parquet"
 
 
+STALE_TMP_SECONDS = 6 * 3600
+"""A temporary cache file older than this is what a killed writer left behind (a live write takes minutes)."""
+
+
+def remove_stale_tmp(folder: Path, *, older_than: float = STALE_TMP_SECONDS) -> list[Path]:
+    """Remove the temporary files (`.<name>.*.tmp`) that killed writers left in `folder`; return those removed."""
+    cutoff = time.time() - older_than
+    removed = []
+    for path in folder.glob(f".*{TMP_SUFFIX}") if folder.is_dir() else ():
+        try:
+            if path.is_file() and path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed.append(path)
+        except OSError:  # another process removed or replaced it meanwhile
+            continue
+    if removed:
+        logger.info("embedding cache %s: removed %d temporary files left by interrupted writes", folder, len(removed))
+    return removed
+
+
 def _merge_notes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """Counts add up across chunks; anything else takes the newest value."""
+    """Counts add up across chunks, and the padding share follows them; anything else takes the newest value."""
     merged = dict(old)
     for key, value in new.items():
         is_count = isinstance(value, int) and not isinstance(value, bool) and key.startswith("n_")
         merged[key] = merged.get(key, 0) + value if is_count and isinstance(merged.get(key), int) else value
+    if "padding" in new and "padding" in old:
+        merged["padding"] = round(merged["n_padding_tokens"] / (merged["n_tokens"] + merged["n_padding_tokens"]), 4)
     return merged
 
 
@@ -95,8 +119,14 @@ class CachedEncoder:
         return cache_path(self.meta, self.cache_dir)
 
     def load(self) -> GeneEmbeddings | None:
-        """The cache file's contents, or None when absent, corrupt or written for another key."""
+        """The cache file's contents, or None when absent, corrupt or written for another key.
+
+        Raises:
+            OSError: a folder stands where the file should be, or a file where one of its folders should be.
+        """
         path = self.path
+        check_cache_path(path, "embedding cache", "the cache's parquet file")
+        remove_stale_tmp(path.parent)
         if not path.exists():
             return None
         try:

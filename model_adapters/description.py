@@ -48,7 +48,8 @@ class DescriptionAdapter:
         device: "cuda", "mps" or "cpu"; None picks the best available.
         dtype: precision of the forward pass: "auto" (see `model_adapters.hf.select_dtype`), "float32",
             "bfloat16" or "float16".
-        batch_size: texts per forward pass; None: the runtime's own (32 on torch, 4 per core on numpy).
+        batch_size: at most this many texts per forward pass, whose batches are filled by token count (see
+            `model_adapters.base.plan_batches`); None: the runtime's own (128).
         runtime: "torch", "numpy" (BERT sentence-transformers models only, float32 on the CPU) or "auto":
             torch when it is installed, else numpy.
         ncbi_client: client for source "ncbi".

@@ -6,10 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from genebench.config import RunConfig
 from genebench.constants import SNAPSHOT_DIR
 from genebench.data import BenchmarkData
 from genebench.errors import GenebenchError
-from genebench.pipeline import RunConfig, run, select_tasks, task_genes
+from genebench.pipeline import run, select_tasks, task_genes
 from genebench.results import read_result
 
 SET_TASK = "PerturbQA k562_set dir"
@@ -52,9 +53,11 @@ def test_a_precomputed_run_is_named_and_its_results_hold_no_local_path(data, tmp
     assert (model.id, model.license, model.reference) == ("my-lab/gene2vec", "MIT", "https://example.org/gene2vec")
     assert model.settings["table"]["file"] == "gene2vec.txt"
     assert model.revision == model.settings["table"]["sha256"][:12]
-    files = [p for p in out.rglob("*.json")]
+    files = list(out.glob("*/*/*.json"))  # the paper's folds; family folds' in folds-family/, a run of their own
     assert len(files) == 2 and read_result(next(p for p in files if p.name != "model_meta.json")) == done.results[0]
-    for path in files:
+    family = [read_result(p) for p in (out / "folds-family").rglob("*.json") if p.name != "model_meta.json"]
+    assert [(r.probe["folds"], r.skipped is not None) for r in family] == [("family", True)]  # HLA: one family
+    for path in out.rglob("*.json"):
         assert str(tmp_path) not in path.read_text(), path
     assert json.loads(next(p for p in files if p.name == "model_meta.json").read_text())["id"] == "my-lab/gene2vec"
     assert str(Path(table)) in (out / "run_config.yaml").read_text()  # the local record repeats the run
@@ -98,9 +101,43 @@ def test_the_yaml_schema_comes_from_the_adapters_options(tmp_path):
         ("input: random\nadapter: {region: exon}\n", "adapter.region: Input should be 'gene' or 'cds'"),
         ("input: randm\n", "unknown input kind 'randm'. Did you mean: 'random'"),
         ("input: random\nn_parameters: -3\n", "n_parameters: Input should be greater than or equal to 0"),
-        ("input: random\nlearning_rate: 3\n", "unknown key 'learning_rate'; expected keys among"),
+        ("input: random\nlearning_rate: 3\n", r"unknown key 'learning_rate'; expected keys among \[.*\], e.g. \{mod"),
         ("- random\n", "expected a mapping of keys"),
     ):
         config.write_text(text)
         with pytest.raises(GenebenchError, match=f"^config '{config}': .*{message}"):
             RunConfig.from_yaml(config)
+
+
+def test_each_fold_scheme_is_a_run_of_its_own_and_the_papers_comes_first():
+    assert RunConfig(input="random").folds == ["paper", "family"]
+    assert RunConfig(input="random", folds=["family", "paper", "family"]).folds == ["paper", "family"]
+    assert RunConfig(input="random", folds="family").folds == ["family"]
+    assert RunConfig(input="random", folds=["family"]).probe_settings().folds == "family"
+    assert RunConfig(input="random").probe_settings("family").to_dict()["folds"] == "family"
+    assert "folds" not in RunConfig(input="random").record()  # a result's scheme is its probe's
+    for values, message in (({"probe": {"folds": "family"}}, "probe.folds: the fold schemes are set with 'folds'"),
+                            ({"folds": ["families"]}, "folds.0: Input should be 'paper' or 'family'"),
+                            ({"folds": []}, "folds: List should have at least 1 item")):
+        with pytest.raises(GenebenchError, match=f"^command line: {message}"):
+            RunConfig.build(input="random", **values)
+
+
+def test_a_resumed_run_recomputes_a_kept_result_whose_controls_are_not_the_datas(data, tmp_path, caplog):
+    task = "HLA class I vs class II"
+    (tmp_path / "exclude.txt").write_text("HLA-A\n")  # covered in part: its lift is over the controls on its rows
+    config = RunConfig(input="random", adapter={"dim": 8}, folds=["paper"], exclude_genes=str(tmp_path / "exclude.txt"))
+    out = tmp_path / "results"
+    first = run(config, data, [task, "TF vs non-TF"], out, progress=False).results
+    path = next(p for p in out.rglob("HLA*.json"))
+    edited = json.loads(path.read_text())
+    edited["diagnostics"]["controls_on_covered_rows"] = {"name": 0.123456}  # what an older control file gave
+    edited["lift"] = round(edited["scores"][edited["main_score"]]["mean"] - 0.123456, 6)
+    path.write_text(json.dumps(edited))
+    untouched = next(p for p in out.rglob("TF*.json")).read_bytes()
+    caplog.set_level("INFO")
+    again = run(config, data, [task, "TF vs non-TF"], out, progress=False).results
+    assert "1 task to score, 1 already done" in caplog.text
+    assert again[0].controls == first[0].controls != {"name": 0.123456}
+    assert again[0].lift == first[0].lift and read_result(path).lift == first[0].lift
+    assert next(p for p in out.rglob("TF*.json")).read_bytes() == untouched

@@ -135,10 +135,11 @@ def test_load_results_and_summary_table(tasks, tmp_path):
     assert by_type.loc["binary", "n_tasks"] == 1
     assert by_type.loc["binary", "mean"] == pytest.approx(aucs["TF vs non-TF"])
     category = table[table["by"] == "category"].iloc[0]
-    assert category["n_tasks"] == 4
-    assert category["mean"] == pytest.approx(aucs.mean())
-    assert category["std"] == pytest.approx(np.std(aucs))
-    assert category["cell"] == f"{aucs.mean():.3f} ± {np.std(aucs):.3f}"
+    votes = main.assign(vote=main["parent"].fillna(main["task"])).groupby("vote")["mean"].mean()
+    assert category["n_tasks"] == 4 and category["n_votes"] == len(votes) < 4  # a parent and its labels: one vote
+    assert category["mean"] == pytest.approx(votes.mean()) and category["mean"] != pytest.approx(aucs.mean())
+    assert category["std"] == pytest.approx(np.std(votes))
+    assert category["cell"] == f"{votes.mean():.3f} ± {np.std(votes):.3f}"
 
 
 def test_load_results_errors(tmp_path):
@@ -185,3 +186,67 @@ def test_summary_takes_each_tasks_main_score():
     row = summary_table(df, by=("category",)).iloc[0]
     assert row["n_tasks"] == 2 and row["mean"] == pytest.approx(0.7)
     assert summary_table(df, by=("category",), metric="roc_auc").iloc[0]["mean"] == pytest.approx(0.85)
+
+
+def _family_copies(results, tasks, seed=0):
+    """`results` as if scored under family folds: the scheme in `probe`, a name control in the task's controls, and
+    added over names computed by `genebench.added` from seeded name logits and model scores."""
+    from genebench.added import added_over_names
+    from genebench.tasks.types import task_type
+
+    rng = np.random.default_rng(seed)
+    copies = []
+    for result, task in zip(results, tasks):
+        if result.skipped is not None:
+            copies.append(result.model_copy(update={"probe": {**result.probe, "folds": "family"}}))
+            continue
+        target = task_type(task.metadata.type).target
+        truth = (task.labels[:, None] == np.arange(len(task.metadata.label_names)) if target == "multiclass"
+                 else task.labels.reshape(len(task.labels), -1)).astype(float)
+        names = truth + rng.normal(0, 1.5, truth.shape)
+        model = 1 / (1 + np.exp(-(truth + rng.normal(0, 1.5, truth.shape))))
+        if target == "multiclass":
+            names = names - np.log(np.exp(names).sum(axis=1, keepdims=True))
+            model = model / model.sum(axis=1, keepdims=True)
+        rows = np.arange(len(task.labels))
+        added = added_over_names(task, rows, model[:, 0] if target == "binary" else model,
+                                 names[:, 0] if target == "binary" else names)
+        meta = result.task.model_copy(update={"controls": {"name": 0.95 if task.name == "TF vs non-TF" else 0.7}})
+        lift = round(result.scores[result.main_score].mean - max(meta.controls.values()), 6)  # over these controls
+        copies.append(result.model_copy(update={"probe": {**result.probe, "folds": "family"}, "task": meta,
+                                                "added_over_names": added, "lift": lift}))
+    return copies
+
+
+def test_two_fold_schemes_load_side_by_side_and_never_mix_in_a_summary(tasks, tmp_path):
+    from genebench.report import category_table, compare, paper_table, per_task_table, printed_tables
+    from genebench.results import added_summary, summarised_rows, write_result
+
+    world, task_list = tasks
+    paper = _run(world, task_list, tmp_path / "paper")
+    for result in _family_copies(paper, task_list):
+        write_result(result, tmp_path / "family")
+    both = load_results(tmp_path)  # one root, both runs of one model: two schemes, not two runs
+    assert sorted(both["folds"].unique()) == ["family", "paper"]
+    with pytest.raises(ResultsError, match=r"one fold scheme, found \['family', 'paper'\]"):
+        summary_table(both)
+    family = both[both["folds"] == "family"]
+    rows = summarised_rows(family)
+    mean, low, high = added_summary(rows)
+    assert low < mean < high and np.isfinite(mean)
+    understanding = added_summary(rows, names_below=0.9)  # "TF vs non-TF" (name control 0.95) left out
+    kept = rows[(rows["task"] != "TF vs non-TF") & rows["added"].notna()]
+    votes = kept.groupby("vote")["added"].mean()
+    assert understanding[0] == pytest.approx(votes.mean())
+    table = category_table(both)
+    low, high = understanding[1:]
+    assert table.loc[0, "understanding"] == f"{understanding[0]:+.3f} [{low:+.3f}, {high:+.3f}]"
+    assert table.loc[0, "family AUC"] == table.loc[0, "all tasks"] != "–"  # the family copies keep their scores
+    assert [list(t.columns)[:2] for t in printed_tables(both)][:2] == [["model", "rank"], ["model", "family AUC"]]
+    run = paper_table(both)
+    assert list(run.columns) == ["by", "group", "n_tasks", "AUC (mean ± std)", "lift", "family AUC", "family lift",
+                                 "added over names", "coverage"]
+    assert "org/model added" in per_task_table(both).columns
+    other = load_results(tmp_path).assign(model="org/other")
+    text = compare(__import__("pandas").concat([both, other]), "org/model", "org/other", n_boot=100).to_text()
+    assert "added over names, A - B (paired by gene): +0.000 [+0.000, +0.000]" in text

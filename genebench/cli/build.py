@@ -23,7 +23,7 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from dataset_builders import FAMILIES
+    from genebench.builders import FAMILIES
 
     build = subparsers.add_parser(
         "build", help="materialise task families into a parquet dataset folder", epilog=BUILD_EPILOG,

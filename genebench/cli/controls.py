@@ -6,16 +6,20 @@ import argparse
 from pathlib import Path
 
 from genebench.cli.options import HelpFormatter
+from genebench.tasks.metadata import FOLD_SCHEMES
 
 EPILOG = """\
 examples:
   genebench controls --data data/                 # after `genebench build --out data/ --no-controls`
   genebench controls --data genebench/snapshot    # refresh the bundled snapshot's controls
+  genebench controls --data data/ --folds family   # rescore them under family folds only
+  genebench controls --data data/ --only random --keep-seeds   # add the random seeds the rule asks for
 
 controls:
   name       bag-of-words over each gene's HGNC symbol and approved name, probed like any model
   identity   one indicator per gene (pair tasks): what knowing which genes are paired predicts
-  random     seeded random vectors of the median model width
+  random     seeded random vectors of the median model width (mean over 5 seeds, more on a task until
+             its standard error is at most 0.01, up to 100)
 
 A task on which a control reaches ROC AUC 0.9 is flagged shortcut-solvable; every result then records its lift,
 the model's score minus the best control's (see README, "What a score means").
@@ -26,12 +30,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "controls", help="score the control baselines on a data folder (done by `build` already)", epilog=EPILOG,
         formatter_class=HelpFormatter,
-        description="Probe the name, identity and random controls on every task of a built data folder and store "
-                    "them there as result files listed in its manifest, replacing earlier ones. The data revision "
-                    "does not change. Prints each task's control scores and flags shortcut-solvable tasks.")
+        description="Probe the name, identity and random controls on every task of a built data folder, under each "
+                    "fold scheme, and store their scores and held-out predictions there (controls/, listed in its "
+                    "manifest), replacing earlier ones. The data revision does not change. Prints each task's control "
+                    "scores and flags shortcut-solvable tasks.")
     parser.add_argument("--data", type=Path, required=True, metavar="DIR", help="a folder written by `genebench build`")
     parser.add_argument("--only", nargs="+", metavar="CONTROL", choices=("name", "identity", "random"),
-                        help="score only these controls (the folder then holds only them): name, identity, random")
+                        help="score only these controls (the folder keeps its others): name, identity, random")
+    parser.add_argument("--folds", nargs="+", choices=FOLD_SCHEMES, default=list(FOLD_SCHEMES), metavar="FOLDS",
+                        help="fold schemes to score: paper (the paper's folds), family (gene families held out)")
+    parser.add_argument("--keep-seeds", action="store_true",
+                        help="random: keep its stored seeds and add only those the precision rule asks for")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no table")
     parser.set_defaults(handler=run_controls)
 
@@ -39,12 +48,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_controls(args: argparse.Namespace) -> int:
     from genebench.build import add_controls
     from genebench.controls import control_table
+    from genebench.wording import counted
 
-    data = add_controls(args.data, names=args.only, progress=not args.quiet)
-    table = control_table(data.tasks())
-    if not args.quiet:
-        print(table.to_markdown(index=False, floatfmt=".3f"))
-    flagged = table[table["shortcut"]]
-    print(f"controls for {len(table)} tasks in {args.data}/controls ({data.manifest['controls']['seconds']} s); "
-          f"{len(flagged)} shortcut-solvable: {', '.join(flagged['task']) or 'none'}")
+    data = add_controls(args.data, names=args.only, folds=args.folds, keep_seeds=args.keep_seeds,
+                        progress=not args.quiet)
+    for scheme in args.folds:
+        table = control_table(data.tasks(scheme))
+        if not args.quiet:
+            print(f"\n{scheme} folds\n" + table.to_markdown(index=False, floatfmt=".3f"))
+        print(f"{scheme} folds: controls for {counted(len(table), 'task')}; "
+              f"{counted(int(table['shortcut'].sum()), 'shortcut-solvable task')} (list them with `genebench tasks "
+              f"--flagged --folds {scheme}`)")
+    print(f"stored in {args.data}/controls ({data.manifest['controls']['seconds']} s)")
     return 0

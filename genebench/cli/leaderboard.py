@@ -12,6 +12,7 @@ from genebench.cli.options import hub_repo_id
 from genebench.errors import MissingSourceError, SubmissionError
 
 if TYPE_CHECKING:  # the leaderboard (and huggingface_hub) load only when a leaderboard command runs
+    from genebench.data import BenchmarkData
     from genebench.leaderboard import ModelRun
 
 logger = logging.getLogger(__name__)
@@ -91,8 +92,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     submit.set_defaults(handler=run_submit)
 
 
-def _expectations(data: str | None, runs: list[ModelRun]) -> tuple[list[str], str]:
-    """Task names and data hash of the data `--data` names, else of the Hub data the runs name, else the default."""
+def _check_against_data(data: str | None, runs: list[ModelRun], *, allow_partial: bool) -> None:
+    """Check the runs against the data `--data` names, else the Hub data the runs name, else the default: its task
+    set and data hash, and each result's controls, lift and shortcut flag recomputed from its stored controls."""
+    from genebench.leaderboard import check_controls, check_runs
+
+    opened = _open_expected(data, runs)
+    tasks = [meta.name for meta in opened.tasks()]
+    check_runs(runs, expected_tasks=tasks, expected_data_hash=opened.revision["data_hash"], allow_partial=allow_partial)
+    check_controls(runs, opened)
+
+
+def _open_expected(data: str | None, runs: list[ModelRun]) -> BenchmarkData:
+    """The data `--data` names, else the Hub data the runs name, else the default."""
     from genebench.data import open_data
 
     revision = None
@@ -101,8 +113,7 @@ def _expectations(data: str | None, runs: list[ModelRun]) -> tuple[list[str], st
         if len(named) == 1 and next(iter(named))[0]:
             data, revision = next(iter(named))
     try:
-        opened = open_data(data, revision=revision)
-        return [meta.name for meta in opened.tasks()], opened.revision["data_hash"]
+        return open_data(data, revision=revision)
     except MissingSourceError as exc:
         raise SubmissionError(
             f"{exc} The task set and data revision cannot be checked: pass --data PATH_OR_HUB_ID with the data the "
@@ -118,7 +129,6 @@ def run_build(args: argparse.Namespace) -> int:
         )
     from genebench.leaderboard import (
         build_site,
-        check_runs,
         download_submissions,
         find_figures,
         merge_runs,
@@ -131,8 +141,7 @@ def run_build(args: argparse.Namespace) -> int:
             groups.append(validate_results(download_submissions(args.from_hub, tmp, endpoint=args.endpoint)))
         runs = merge_runs(groups)
         if args.data:
-            tasks, data_hash = _expectations(args.data, runs)
-            check_runs(runs, expected_tasks=tasks, expected_data_hash=data_hash, allow_partial=True)
+            _check_against_data(args.data, runs, allow_partial=True)
         index = build_site(runs, args.out, figures=find_figures(args.results_dirs))
     logger.info("Leaderboard: %s (open it in a browser, or push --out as a static Space).", index)
     return 0
@@ -140,14 +149,13 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_submit(args: argparse.Namespace) -> int:
     """Validate a results folder, then open one pull request with all its files."""
-    from genebench.leaderboard import check_runs, submit_runs, validate_results
+    from genebench.leaderboard import submit_runs, validate_results
 
     runs = validate_results(args.results_dir)
     if args.allow_unverified_task_set:
         logger.warning("Skipping the task-set and data-revision checks (--allow-unverified-task-set).")
     else:
-        tasks, data_hash = _expectations(args.data, runs)
-        check_runs(runs, expected_tasks=tasks, expected_data_hash=data_hash)
+        _check_against_data(args.data, runs, allow_partial=False)
     n_results = sum(len(run.results) for run in runs)
     logger.info("Validated %d run(s), %d results: %s.", len(runs), n_results, ", ".join(run.key for run in runs))
     if args.dry_run:

@@ -68,12 +68,12 @@ def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
     return RayEngine(args.ray_address, **({"chunk_size": args.chunk_size} if args.chunk_size else {}))
 
 
-def selected_tasks(args: argparse.Namespace, data) -> list:
-    """Task metadata chosen by the task-selection options, in registry order."""
+def selected_tasks(args: argparse.Namespace, data, folds: str = "paper") -> list:
+    """Task metadata chosen by the task-selection options, in registry order, with fold scheme `folds`' controls."""
     from genebench.tasks.selection import TaskSelection
 
     return TaskSelection(tasks=args.tasks, family=args.family, category=args.category, type=args.type,
-                         no_derived=args.no_derived).select(data)
+                         no_derived=args.no_derived).select(data, folds)
 
 
 def open_data_from_args(args: argparse.Namespace):

@@ -12,12 +12,14 @@ REPORT_EPILOG = """\
 examples:
   genebench report results/ --out report/
   genebench report results-minilm/ results-esm2/ --out report/     # several models side by side
+  genebench report results/ results-family/ --folds family          # family folds only
 """
 
 COMPARE_EPILOG = """\
 examples:
   genebench compare results/ --a sentence-transformers/all-MiniLM-L6-v2 --b random
   genebench compare results-a/ results-b/ --a model-a --b model-b --top 20
+  genebench compare paper/ family/ --a model-a --b model-b          # adds family folds and added over names
 """
 
 
@@ -32,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
     report.add_argument("--out", type=Path, default=Path("report"), metavar="DIR", help="report folder")
     add_exclude_flagged_arg(report)
+    _add_folds_arg(report)
     report.set_defaults(handler=run_report)
 
     compare = subparsers.add_parser(
@@ -45,36 +48,69 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--top", type=int_at_least(1), default=10, help="how many most-different tasks to list")
     compare.add_argument("--n-boot", type=int_at_least(1), default=10_000, help="bootstrap resamples")
     add_exclude_flagged_arg(compare)
+    _add_folds_arg(compare)
     compare.set_defaults(handler=run_compare)
 
 
-def run_report(args: argparse.Namespace) -> int:
-    from genebench.report import category_table, flagged_note, markdown_table, write_report
-    from genebench.results import drop_flagged, load_results
+def _kept(results, exclude_flagged: bool):
+    """`results`, without shortcut-solvable tasks under --exclude-flagged; one line when that leaves nothing."""
+    from genebench.errors import ResultsError
+    from genebench.results import drop_flagged
+    from genebench.tasks.metadata import SHORTCUT_AUC
 
-    results = load_results(args.results)
+    if not exclude_flagged:
+        return results
+    kept = drop_flagged(results)
+    if kept.empty:
+        raise ResultsError(f"--exclude-flagged: every one of the {results['task'].nunique()} tasks here is "
+                           f"shortcut-solvable (a control reaches ROC AUC {SHORTCUT_AUC}), so nothing is left; drop "
+                           "--exclude-flagged or add results on other tasks.")
+    return kept
+
+
+def _add_folds_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--folds", choices=("paper", "family"), default=None,
+                        help="only results scored under these folds (default: both schemes found, side by side: "
+                             "paper-fold AUC and lift, family-fold AUC and lift, added over names)")
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from genebench.report import select_scheme, write_report
+    from genebench.results import load_results
+
+    results = select_scheme(load_results(args.results), args.folds)
+    text = summary_text(results, exclude_flagged=args.exclude_flagged)  # before anything is written
     written = write_report(results, args.out, exclude_flagged=args.exclude_flagged)
-    table = category_table(drop_flagged(results) if args.exclude_flagged else results)
-    print(markdown_table(table))
-    note = flagged_note(results, excluded=args.exclude_flagged)
-    if note:
-        print(note)
-    unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "task"])
-    if len(unscored):
-        listed = "; ".join(f"{row.model} '{row.task}' ({row.skipped})" for row in unscored.head(5).itertuples())
-        print(f"\n{counted(len(unscored), 'task has', 'tasks have')} no score and are left out of the tables: {listed}"
-              f"{' ...' if len(unscored) > 5 else ''}")
+    print(text)
     print(f"\nwrote {len(written)} files to {args.out}/ (report.html, tables, heatmap and category figures)")
     return 0
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    from genebench.report import compare, flagged_note
-    from genebench.results import drop_flagged, load_results
+def summary_text(results, *, exclude_flagged: bool = False) -> str:
+    """What `report` and `sweep` print: the category tables split for the screen, the shortcut note, the first
+    unscored tasks and the unconverged note."""
+    from genebench.report import fit_line, flagged_note, markdown_table, printed_tables, unconverged_note
 
-    results = load_results(args.results)
-    print(compare(drop_flagged(results) if args.exclude_flagged else results, args.a, args.b, n_boot=args.n_boot,
-                  top=args.top).to_text())
+    lines = ["\n\n".join(markdown_table(table) for table in printed_tables(_kept(results, exclude_flagged)))]
+    if note := flagged_note(results, excluded=exclude_flagged):
+        lines.append(note)
+    unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "folds", "task"])
+    if len(unscored):
+        lines.append(f"\n{counted(len(unscored), 'task has', 'tasks have')} no score and are left out of the tables"
+                     f"{', the first 5' if len(unscored) > 5 else ''}:")
+        lines += [fit_line(f"  {row.model} '{row.task}' ({row.folds} folds): {row.skipped}")
+                  for row in unscored.head(5).itertuples()]
+    if note := unconverged_note(results):
+        lines.append(note)
+    return "\n".join(lines)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from genebench.report import compare, flagged_note, select_scheme
+    from genebench.results import load_results
+
+    results = select_scheme(load_results(args.results), args.folds)
+    print(compare(_kept(results, args.exclude_flagged), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
     note = flagged_note(results, excluded=args.exclude_flagged)
     if note:
         print(note)

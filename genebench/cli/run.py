@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import time
 from pathlib import Path
 
 from genebench.cli.options import (
@@ -45,7 +47,7 @@ The parquet file can be shared and used again with --input precomputed --name OR
 
 
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
-    from model_adapters import ADAPTERS, options
+    from genebench.inputs import ADAPTERS, options
 
     group = parser.add_argument_group("model")
     group.add_argument("--model", metavar="MODEL",
@@ -91,6 +93,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="probe features: none = raw, the paper's protocol (default); standard = standardised "
                             "per fold (scores up to 0.08 AUC apart on small tasks)")
     probe.add_argument("--pair-mode", choices=("mean", "concat"), help="gene-pair vector (default mean)")
+    probe.add_argument("--folds", nargs="+", choices=("paper", "family"), metavar="SCHEME",
+                       help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
+                            "--out) and family (gene families held out together, in --out/folds-family/); default "
+                            "both; --folds paper replicates the paper alone")
     probe.add_argument("--include-genes", metavar="FILE", help="score only these genes (one symbol per line)")
     probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
     probe.add_argument("--common-with", nargs="+", metavar="EMBEDDINGS",
@@ -105,15 +111,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_task_selection_args(encode)
     add_data_args(encode)
     add_engine_args(encode)
-    encode.add_argument("--out", type=Path, required=True, metavar="FILE", help="embedding parquet to write")
+    encode.add_argument("--out", type=_parquet_file, required=True, metavar="FILE",
+                        help="embedding parquet to write (ends in .parquet)")
     encode.set_defaults(handler=run_encode)
+
+
+def _parquet_file(value: str) -> Path:
+    """`encode --out`: a path ending in .parquet, the format `run --input precomputed` reads."""
+    path = Path(value)
+    if path.suffix.lower() != ".parquet":
+        raise argparse.ArgumentTypeError(f"expected a file name ending in .parquet (encode writes parquet, which "
+                                         f"--input precomputed reads), found '{value}'; use --out "
+                                         f"{path.with_suffix('.parquet').name}")
+    return path
 
 
 def config_from_args(args: argparse.Namespace):
     """A `RunConfig` from the command line and an optional YAML (command-line values win)."""
+    from genebench.config import RunConfig
     from genebench.errors import GenebenchError
-    from genebench.pipeline import RunConfig
-    from model_adapters import ADAPTERS, options
+    from genebench.inputs import ADAPTERS, options
 
     adapter = {key.removeprefix("adapter_"): value for key, value in vars(args).items()
                if key.startswith("adapter_") and value is not None}
@@ -126,7 +143,7 @@ def config_from_args(args: argparse.Namespace):
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
     values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,
-              "adapter": adapter, "probe": probe, **extra}
+              "adapter": adapter, "probe": probe, "folds": getattr(args, "folds", None), **extra}
     if args.config:
         return RunConfig.from_yaml(args.config, **values)
     if not args.input:
@@ -137,6 +154,7 @@ def config_from_args(args: argparse.Namespace):
 
 def run_encode(args: argparse.Namespace) -> int:
     from genebench import pipeline
+    from genebench.report import coverage_line, descriptions_line
 
     config = config_from_args(args)
     data = open_data_from_args(args)
@@ -144,7 +162,9 @@ def run_encode(args: argparse.Namespace) -> int:
     genes = pipeline.task_genes(tasks)
     with open_engine(args) as engine:
         embeddings = pipeline.encode(config, data, genes, engine=engine)
-    pipeline.report_coverage(embeddings, len(genes))
+    print(coverage_line(embeddings, len(genes)))
+    if "descriptions" in embeddings.model.notes:
+        print(descriptions_line(embeddings.model.notes["descriptions"]))
     embeddings.save(args.out)
     print(f"wrote {args.out}")
     return 0
@@ -152,28 +172,48 @@ def run_encode(args: argparse.Namespace) -> int:
 
 def run_run(args: argparse.Namespace) -> int:
     from genebench import pipeline
-    from genebench.report import flagged_note, markdown_table, plot_categories
+    from genebench.report import (
+        descriptions_line,
+        flagged_note,
+        markdown_table,
+        paper_table,
+        plot_categories,
+        unconverged_note,
+    )
     from genebench.results import drop_flagged, model_dir_name
+    from genebench.run_folder import scheme_folder
 
+    start = time.perf_counter()
     config = config_from_args(args)
     args.out = args.out or DEFAULT_OUT / model_dir_name(config.model_id())
     data = open_data_from_args(args)
+    names = [meta.name for meta in selected_tasks(args, data)]
+    setup = time.perf_counter() - start
     with open_engine(args) as engine:
-        done = pipeline.run(config, data, [meta.name for meta in selected_tasks(args, data)], args.out,
-                            overwrite=args.overwrite, engine=engine)
+        done = pipeline.run(config, data, names, args.out, overwrite=args.overwrite, engine=engine)
+    start = time.perf_counter()
     table = done.frame
     print(f"\n{done.model.id} ({config.input} input) on {counted(len(done.results), 'task')}, data revision "
           f"{data.revision['data_hash']}\n")
-    summary = pipeline.paper_table(drop_flagged(table) if args.exclude_flagged else table)
+    summary = paper_table(drop_flagged(table) if args.exclude_flagged else table)
     print(markdown_table(summary))
     if "descriptions" in done.model.notes:
-        print(pipeline.descriptions_line(done.model.notes["descriptions"]))
+        print(descriptions_line(done.model.notes["descriptions"]))
     note = flagged_note(table, excluded=args.exclude_flagged)
     if note:
         print(note)
-    skipped = sum(r.skipped is not None for r in done.results)
-    if skipped:
-        print(f"\n{counted(skipped, 'task')} skipped (reasons in their result files).")
+    skipped = {scheme: sum(r.skipped is not None for r in results) for scheme, results in done.by_scheme.items()}
+    if any(skipped.values()):
+        counts = ", ".join(f"{n} under {scheme} folds" for scheme, n in skipped.items() if n)
+        print(f"\ntasks skipped: {counts} (reasons in their result files).")
+    if note := unconverged_note(table):
+        print(note)
+    if not (table["is_main"] & table["converged"]).any():
+        print(f"\nresults in {args.out}/ (no converged score to draw)")
+        return 0
     figures = plot_categories(table, args.out / "figures" / "categories")
-    print(f"\nresults in {args.out}/, figure {figures[0]}")
+    others = [f"{scheme} folds in {scheme_folder(args.out, scheme)}/" for scheme in done.by_scheme if scheme != "paper"]
+    print(f"\nresults in {args.out}/{' (' + ', '.join(others) + ')' if others else ''}, figure {figures[0]}")
+    seconds = {**done.seconds, "select": done.seconds["select"] + setup, "report": time.perf_counter() - start}
+    logger.debug("seconds per phase: %s", json.dumps({phase: round(s, 3) for phase, s in seconds.items()}))
     return 0

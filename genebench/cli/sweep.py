@@ -42,14 +42,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_sweep(args: argparse.Namespace) -> int:
     from genebench import sweep
-    from genebench.report import category_table
+    from genebench.cli.report import summary_text
     from genebench.results import load_results
 
     plan = sweep.Sweep.from_yaml(args.sweep)
     with open_engine(args) as engine:
         done = sweep.run_sweep(plan, args.out, engine=engine, overwrite=args.overwrite)
     print()
-    print(category_table(load_results(list(done.folders.values()))).to_markdown(index=False))
+    print(summary_text(load_results(list(done.folders.values()))))
     counts = {s: list(done.status.values()).count(s) for s in ("scored", "skipped")}
     print(f"\n{counts['scored']} models scored, {counts['skipped']} finished before; report in "
           f"{args.out / sweep.REPORT_DIR}/")

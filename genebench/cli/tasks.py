@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+import pandas as pd
 
 from genebench.cli.options import (
     HelpFormatter,
@@ -13,6 +14,7 @@ from genebench.cli.options import (
     open_data_from_args,
     selected_tasks,
 )
+from genebench.tasks.metadata import FOLD_SCHEMES, format_control
 from genebench.tasks.types import task_type
 from genebench.wording import counted
 
@@ -21,6 +23,10 @@ examples:
   genebench tasks                                   # every task, as a table
   genebench tasks --category localization --no-derived
   genebench tasks --show "TF vs non-TF"             # metadata, sizes and label balance
+  genebench tasks --flagged --folds family          # the tasks a control solves under family folds
+
+The table's "paper" and "family" columns name the control that reaches ROC AUC 0.9 on a task under each fold
+scheme (shortcut-solvable there); --exclude-flagged in run, report and compare follows the scheme in use.
 """
 
 
@@ -30,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_task_selection_args(parser)
     add_data_args(parser)
     parser.add_argument("--show", metavar="NAME", help="show one task's metadata, sizes and label balance")
+    parser.add_argument("--folds", choices=FOLD_SCHEMES, default="paper",
+                        help="fold scheme of --show's folds and controls and of --flagged")
+    parser.add_argument("--flagged", action="store_true",
+                        help="only the shortcut-solvable tasks (a control reaches ROC AUC 0.9 under --folds)")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     parser.set_defaults(handler=run)
 
@@ -37,39 +47,55 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     data = open_data_from_args(args)
     if args.show:
-        print(describe(data, args.show))
+        print(describe(data, args.show, args.folds))
         return 0
     from genebench.tasks.registry import TaskList
 
-    tasks = TaskList(selected_tasks(args, data))
+    tasks = TaskList(meta for meta in selected_tasks(args, data, args.folds)
+                     if not args.flagged or meta.is_shortcut_solvable)
+    frame = with_flags(tasks.to_dataframe(), data)
     if args.format == "csv":
-        print(tasks.to_dataframe().to_csv(index=False), end="")
+        print(frame.to_csv(index=False), end="")
     elif args.format == "json":
-        print(tasks.to_dataframe().to_json(orient="records", indent=2))
+        print(frame.to_json(orient="records", indent=2))
     else:
-        print(tasks.to_markdown() if tasks else "no task matches these filters")
-        print(f"\n{counted(len(tasks), 'task')}")
+        print(frame.fillna("").to_markdown(index=False) if tasks else "no task matches these filters")
+        where = f" under {args.folds} folds" if args.flagged else ""
+        print(f"\n{counted(len(tasks), 'shortcut-solvable task' if args.flagged else 'task')}{where}")
     return 0
 
 
-def describe(data, name: str) -> str:
-    """A task's metadata with its size, fold sizes and label balance."""
-    task = data.load_task(name)
+def with_flags(frame: pd.DataFrame, data) -> pd.DataFrame:
+    """`frame` (one row per task, `TaskList.to_dataframe`) with a column per fold scheme naming the control that
+    reaches `SHORTCUT_AUC` there ("name 0.990"), blank where none does."""
+    for scheme in FOLD_SCHEMES:
+        flags = {meta.name: format_control(meta.best_control) for meta in data.tasks(scheme)
+                 if meta.is_shortcut_solvable}
+        frame[scheme] = frame["name"].map(flags) if len(frame) else []
+    return frame
+
+
+def describe(data, name: str, folds: str = "paper") -> str:
+    """A task's metadata with its size, fold sizes (under `folds`) and label balance."""
+    task = data.load_task(name, folds)
     meta = task.metadata
     lines = [f"{meta.name}", "=" * len(meta.name)]
     for field in ("family", "category", "type", "evaluation", "fold_scheme", "parent", "description", "notes",
-                  "source_url", "source_version", "license", "hgnc_version"):
+                  "source_url", "source_version", "license", "hgnc_version", "incomplete", "family_unscorable"):
         value = getattr(meta, field)
         if value:
             lines.append(f"{field:>15}: {value}")
     if meta.aliases:
         lines.append(f"{'aliases':>15}: {', '.join(meta.aliases)}")
-    lines.append(f"{'rows':>15}: {len(task.folds)}  (folds: {np.bincount(task.folds[task.folds >= 0]).tolist()})")
+    lines.append(f"{'rows':>15}: {len(task.folds)}  ({folds} folds: "
+                 f"{np.bincount(task.folds[task.folds >= 0]).tolist()})")
     lines.append(f"{'symbols':>15}: {meta.symbol_report}")
+    if meta.family_report:
+        lines.append(f"{'families':>15}: {meta.family_report}")
     if meta.controls:
         scores = ", ".join(f"{control} {score:.3f}" for control, score in sorted(meta.controls.items()))
         flag = "  SHORTCUT-SOLVABLE: a control alone reaches ROC AUC 0.9" if meta.is_shortcut_solvable else ""
-        lines.append(f"{'controls':>15}: {scores}{flag}")
+        lines.append(f"{'controls':>15}: {scores} ({folds} folds){flag}")
     if task_type(meta.type).target == "continuous":
         lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
         return "\n".join(lines)

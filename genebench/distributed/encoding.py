@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from genebench.distributed.engine import worker_error
 from genebench.embeddings import GeneEmbeddings
-from genebench.errors import DistributedError
+from genebench.errors import DistributedError, worker_error
 from genebench.model_info import ModelInfo
 
 logger = logging.getLogger(__name__)

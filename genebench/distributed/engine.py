@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-import re
+import socket
+import threading
 from collections.abc import Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any
@@ -28,27 +29,47 @@ def local_threads() -> int:
     return max([int(lib["num_threads"]) for lib in threadpool_info() if lib["user_api"] == "blas"] or [1])
 
 
+CONNECT_TIMEOUT_S = 60.0
+"""How long joining a Ray cluster (not starting a local one) may take before the run stops with one line."""
+
+
+def _reach(address: str, timeout: float) -> None:
+    """Raise unless `address` (HOST:PORT or ray://HOST:PORT) parses and a TCP connection to it opens in `timeout`."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise GenebenchError(f"--ray-address {address!r}: expected 'local', 'auto', HOST:PORT or ray://HOST:PORT; pass "
+                             "the address `ray start --head` printed.")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise GenebenchError(f"--ray-address {address}: cannot reach {host}:{port} ({exc.strerror or exc}); check the "
+                             "address, start a cluster with `ray start --head`, or pass 'local'.") from None
+
+
+def _init_within(ray: ModuleType, timeout: float, **init_args: Any) -> None:
+    """`ray.init(**init_args)`, given up after `timeout` seconds: Ray retries an address that answers but is no
+    Ray cluster forever, and no timer interrupts it, so it runs in a daemon thread."""
+    failure: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            ray.init(**init_args)
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=connect, name="ray-connect", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise GenebenchError(f"--ray-address {init_args['address']}: no Ray cluster answered within {timeout:g} s; "
+                             "check the address and port (`ray status` on the head node), or pass 'local'.")
+    if failure:
+        raise failure[0]
+
+
 def _ready() -> bool:
     """A task that does nothing: running it starts a worker with the engine's options."""
     return True
-
-
-def worker_error(exc: BaseException, what: str) -> str:
-    """One line for a failure on a worker: the `DistributedError` raised there (it names the node and the model
-    or task), else `what` and the node Ray reports."""
-    from genebench.errors import DistributedError
-
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, DistributedError):
-            return str(cause).splitlines()[0]
-        cause = cause.__cause__ or getattr(cause, "cause", None)
-    raised = re.search(rf"{DistributedError.__module__}\.DistributedError: (.+)", str(exc))  # in the remote traceback
-    if raised:
-        return raised.group(1).strip()
-    node = getattr(exc, "ip", None) or "unknown (the worker died)"
-    first = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
-    return f"{what} failed on node {node}: {type(exc).__name__}{': ' + first if first else ''}"
 
 
 class RayEngine:
@@ -64,6 +85,7 @@ class RayEngine:
             already initialised in this process, that connection is used and left open.
         threads: threads per worker (default: the BLAS threads of this process, what a local run uses).
         chunk_size: genes per Ray Data block (one actor call, one write to the embedding cache).
+        connect_timeout: seconds joining a cluster may take before it fails with one line (`CONNECT_TIMEOUT_S`).
         init_args: further `ray.init` arguments for a local instance (e.g. `num_cpus=2`).
 
     Examples:
@@ -75,8 +97,9 @@ class RayEngine:
     name = "ray"
 
     def __init__(self, address: str | None = None, *, threads: int | None = None, chunk_size: int = CHUNK_SIZE,
-                 **init_args: Any) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT_S, **init_args: Any) -> None:
         self.address = address
+        self.connect_timeout = connect_timeout
         self.chunk_size = chunk_size
         self.threads = threads or local_threads()
         self.init_args = init_args
@@ -103,10 +126,15 @@ class RayEngine:
         ray = import_ray()
         if not ray.is_initialized():
             local = self.address in (None, "local")
-            args = {"include_dashboard": False, **self.init_args} if local else {}
+            args = {"address": "local" if local else self.address, "logging_level": logging.WARNING,
+                    "log_to_driver": False, **({"include_dashboard": False, **self.init_args} if local else {})}
             try:
-                ray.init(address="local" if local else self.address, logging_level=logging.WARNING,
-                         log_to_driver=False, **args)
+                if local:
+                    ray.init(**args)
+                else:
+                    if self.address != "auto":
+                        _reach(self.address, self.connect_timeout)
+                    _init_within(ray, self.connect_timeout, **args)
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 raise GenebenchError(f"--ray-address {self.address}: cannot connect to a Ray cluster ({exc}); start "
                                      "one with `ray start --head` or pass 'local'.") from exc

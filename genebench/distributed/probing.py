@@ -17,9 +17,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from genebench.distributed.engine import worker_error
 from genebench.embeddings import GeneEmbeddings
-from genebench.errors import DistributedError
+from genebench.errors import DistributedError, worker_error
 from genebench.probe.engine import ProbeEngine, TaskScores, task_units
 from genebench.probe.settings import ProbeSettings
 from genebench.tasks.task import Task

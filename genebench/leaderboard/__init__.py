@@ -2,11 +2,12 @@
 
 from genebench.leaderboard.site import build_site, find_figures, leaderboard_data
 from genebench.leaderboard.submissions import download_submissions, submit_runs
-from genebench.leaderboard.validate import ModelRun, check_runs, merge_runs, validate_results
+from genebench.leaderboard.validate import ModelRun, check_controls, check_runs, merge_runs, validate_results
 
 __all__ = [
     "ModelRun",
     "build_site",
+    "check_controls",
     "check_runs",
     "download_submissions",
     "find_figures",

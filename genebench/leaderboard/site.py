@@ -22,7 +22,8 @@ from genebench.comparability import Standing, revision_id, revision_task_count, 
 from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
 from genebench.report import plain_text
-from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
+from genebench.results import added_summary, results_frame, summarised_rows
+from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC, TASK_TYPES
 
 logger = logging.getLogger(__name__)
 
@@ -91,11 +92,14 @@ def run_standings(runs: Sequence[ModelRun]) -> dict[str, Standing]:
         for result in run.results
     ]
     frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "mean", "coverage"])
-    return {standing.run: standing for standing in standings(frame.astype({"data_tasks": float}))}
+    frame = frame.astype({"data_tasks": "float64", "mean": "float64", "coverage": "float64"})
+    return {standing.run: standing for standing in standings(frame)}
 
 
 def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
-    """One row per scored (run, task): columns run, model, category, type, task, mean, std (main score)."""
+    """One row per scored (run, task): columns run, model, category, type, task, vote (a derived task's parent, else
+    the task: see `genebench.results.summarised_rows`), mean, std (main score) and control (the best control's
+    score on the task's rows the model covers, NaN without)."""
     rows = [
         {
             "run": run.key,
@@ -103,24 +107,69 @@ def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
             "category": result.task.category,
             "type": result.task.type,
             "task": result.task.name,
+            "vote": result.task.parent or result.task.name,
             "mean": result.scores[result.main_score].mean,
             "std": result.scores[result.main_score].std,
+            "control": result.best_control[1] if result.best_control else float("nan"),
         }
         for run in runs
         for result in run.results
-        if result.skipped is None
+        if result.skipped is None and getattr(result.task, "incomplete", None) is None
     ]
-    return pd.DataFrame(rows, columns=["run", "model", "category", "type", "task", "mean", "std"])
+    frame = pd.DataFrame(rows, columns=["run", "model", "category", "type", "task", "vote", "mean", "std", "control"])
+    return frame.astype({"mean": "float64", "std": "float64"})  # an empty frame's columns would be Arrow strings
+
+
+def pair_schemes(runs: Sequence[ModelRun]) -> tuple[list[ModelRun], dict[str, ModelRun]]:
+    """The runs the page lists (paper folds, or family folds for a model without a paper-fold run) and, by listed
+    run key, the family-fold run of the same model and revision shown beside it."""
+    paper = {run.key for run in runs if run.folds == "paper"}
+    listed = [run for run in runs if run.folds == "paper" or run.key not in paper]
+    beside = {run.key: run for run in runs if run.folds == "family" and run.key in paper}
+    return listed, beside
+
+
+def family_summary(run: ModelRun, shortcut: set[str]) -> dict[str, Any]:
+    """Per task [AUC, lift, added over names, low, high] (None where unscored), and understanding as [mean, low, high]
+    for every view of the page's filters (`understanding_views`)."""
+    rows = summarised_rows(results_frame(run.results))
+    cell = {row.task: [row.mean, _finite(row.lift), _finite(row.added), _finite(row.added_low),
+                       _finite(row.added_high)] for row in rows.itertuples()}
+    return {"scores": cell, "understanding": understanding_views(rows, shortcut)}
+
+
+def understanding_views(rows: pd.DataFrame, shortcut: set[str]) -> dict[str, list[float | None]]:
+    """Understanding ([mean, low, high], `added_summary` over the tasks whose name control stays below the shortcut
+    line) for each view the page can filter to, keyed "<category>|<type>|<1 when shortcut-solvable tasks are left
+    out>" ("" for no filter): the interval is a bootstrap over genes, so each view gets its own."""
+    views = {}
+    for category in ["", *rows["category"].unique()]:
+        for task_type in ["", *rows["type"].unique()]:
+            for flagged in ("", "1"):
+                kept = rows[((rows["category"] == category) | (category == "")) &
+                            ((rows["type"] == task_type) | (task_type == "")) &
+                            ~(rows["task"].isin(shortcut) & (flagged == "1"))]
+                summary = added_summary(kept, names_below=SHORTCUT_AUC)
+                views[f"{category}|{task_type}|{flagged}"] = [_finite(v) for v in summary]
+    return views
+
+
+def _finite(value: Any) -> float | None:
+    return None if value is None or value != value else float(value)
 
 
 @plain_text
 def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
     """Draw models × categories mean AUC (over tasks) as a PNG at `path` (`genebench.report.category_heatmap`),
-    rows in the frame's model order."""
+    rows in the frame's model order, with the best control's mean over the first model's tasks as a last, hatched
+    row."""
     from genebench.report import category_grid, category_heatmap, save_figure
 
     means, _, counts = category_grid(frame, "model")
-    return save_figure(category_heatmap(means, counts, list(means.index)), path, formats=("png",))[0]
+    first = frame[frame["model"] == frame["model"].iat[0]].assign(model="best control")
+    controls = category_grid(first, "model", "control")[0].reindex(columns=means.columns)
+    return save_figure(category_heatmap(means, counts, list(means.index), controls=controls), path,
+                       formats=("png",))[0]
 
 
 def find_figures(dirs: Iterable[Path]) -> list[Path]:
@@ -159,15 +208,17 @@ def _href(*parts: str) -> str:
 
 
 def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """The JSON document the page renders: tasks (with their best control and shortcut flag), models, per-task
-    main scores ([mean, std, lift over the best control or None]) and figures.
+    """The JSON document the page renders: tasks (with their parent, best control, shortcut flag and the name
+    control under family folds), models, per-task main scores ([mean, std, lift over the best control or None]),
+    family-fold scores per listed run (`family_summary`) and figures.
 
     Args:
-        runs: Validated runs.
+        runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
         figures: (relative src, caption) pairs.
     """
+    listed, beside = pair_schemes(runs)
     tasks: dict[str, dict[str, Any]] = {}
-    for run in runs:
+    for run in listed:
         for result in run.results:
             tasks.setdefault(
                 result.task.name,
@@ -175,21 +226,30 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                     "name": result.task.name,
                     "category": result.task.category,
                     "type": result.task.type,
+                    "parent": result.task.parent,
                     "n_entities": result.task.n_entities,
                     "best_control": _best_control(result.task.best_control),
                     "shortcut": result.task.is_shortcut_solvable,
+                    "incomplete": getattr(result.task, "incomplete", None),
+                    "family_name_control": None,
                 },
             )
+    for run in (*beside.values(), *(run for run in listed if run.folds == "family")):
+        for result in run.results:
+            if result.task.name in tasks:
+                tasks[result.task.name]["family_name_control"] = result.task.controls.get("name")
     models = []
-    standing = run_standings(runs)
-    for run in runs:
+    standing = run_standings(listed)
+    for run in listed:
         n_parameters = run.model.n_parameters
         size, size_label = size_bucket(n_parameters)
+        family = beside.get(run.key, run if run.folds == "family" else None)
         models.append(
             {
                 "key": run.key,
                 "id": run.model.id,
                 "revision": run.model.revision,
+                "folds": run.folds,
                 "input": run.model.input,
                 "modality": run.model.modality or run.model.input,
                 "license": run.model.license,
@@ -204,7 +264,9 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                 "ranked": standing[run.key].rank is not None,
                 "note": standing[run.key].note,
                 "meta_href": _href("models", run.dir_name, run.model.revision, "model_meta.json"),
-                "results_href": _href("models", run.dir_name, run.model.revision, "results.json"),
+                "results_href": _href("models", run.dir_name, run.model.revision, results_file(run)),
+                "family_results_href": (_href("models", run.dir_name, run.model.revision, results_file(family))
+                                        if family is not None else None),
             }
         )
     scores = {
@@ -214,25 +276,35 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
             )
             for r in run.results
         }
-        for run in runs
+        for run in listed
     }
+    shortcut = {name for name, task in tasks.items() if task["shortcut"]}
+    families = {key: family_summary(run, shortcut) for key, run in
+                [*beside.items(), *((run.key, run) for run in listed if run.folds == "family")]}
     present = {task["type"] for task in tasks.values()}
     return {
         "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "categories": [c for c in CATEGORIES if any(t["category"] == c for t in tasks.values())],
         "task_types": [t for t in TASK_TYPES if t in present],
-        "modalities": sorted({run.model.modality or run.model.input for run in runs}),
+        "modalities": sorted({run.model.modality or run.model.input for run in listed}),
         "sizes": [
             {"key": key, "label": label}
             for key, label in [*((k, lbl) for k, lbl, _ in SIZE_BUCKETS), ("unknown", "unknown")]
             if any(model["size"] == key for model in models)
         ],
         "data_revisions": sorted({model["data_revision"] for model in models}),
+        "shortcut_auc": SHORTCUT_AUC,
         "tasks": sorted(tasks.values(), key=lambda task: (CATEGORIES.index(task["category"]), task["name"])),
         "models": models,
         "scores": scores,
+        "family": families,
         "figures": [{"src": src, "caption": caption} for src, caption in figures],
     }
+
+
+def results_file(run: ModelRun) -> str:
+    """The file of a run's results in the site: `results.json`, or `results-family.json` under family folds."""
+    return "results.json" if run.folds == "paper" else f"results-{run.folds}.json"
 
 
 def _best_control(best: tuple[str, float] | None) -> dict[str, Any] | None:
@@ -259,10 +331,11 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         folder = out / "models" / run.dir_name / run.model.revision
         write_atomic(folder / "model_meta.json", json.dumps(run.meta, indent=2, ensure_ascii=False).encode())
         results = [result.model_dump(mode="json") for result in run.results]
-        write_atomic(folder / "results.json", json.dumps(results, indent=1, ensure_ascii=False).encode())
+        write_atomic(folder / results_file(run), json.dumps(results, indent=1, ensure_ascii=False).encode())
     shown: list[tuple[str, str]] = []
-    frame = score_frame(runs)
-    standing = run_standings(runs)
+    listed, _ = pair_schemes(runs)
+    frame = score_frame(listed)
+    standing = run_standings(listed)
     order = {key: i for i, key in enumerate(standing)}
     frame = frame.iloc[sorted(range(len(frame)), key=lambda i: order[frame["run"].iat[i]])]
     frame["model"] = [f"{model} ({standing[run].note.split(',')[0]})" if standing[run].note else model

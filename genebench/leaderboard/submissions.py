@@ -1,6 +1,7 @@
 """Submissions on the Hub: open one pull request per submission, and read back every merged one.
 
-A submissions repository is a Hub dataset repo holding `results/<org__model>/<revision>/*.json`. A submission
+A submissions repository is a Hub dataset repo holding `results/<org__model>/<revision>/*.json` (family folds:
+`results/folds-family/<org__model>/<revision>/*.json`). A submission
 is a single commit opened as a pull request, so a failed upload leaves nothing behind, and merged pull requests
 are what `main` holds.
 """
@@ -15,7 +16,13 @@ from huggingface_hub import CommitInfo, CommitOperationAdd, HfApi
 from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
 
 from genebench.errors import SubmissionError
-from genebench.leaderboard.validate import MAX_FILE_BYTES, MAX_SUBMISSION_BYTES, ModelRun, check_safe_name
+from genebench.leaderboard.validate import (
+    MAX_FILE_BYTES,
+    MAX_SUBMISSION_BYTES,
+    ModelRun,
+    check_safe_name,
+    folder_scheme,
+)
 from genebench.network import require_hub
 
 logger = logging.getLogger(__name__)
@@ -77,8 +84,8 @@ def submit_runs(
     require_hub(f"submit to {repo_id!r}", endpoint=endpoint)
     api = HfApi(endpoint=endpoint, token=token)
     existing = _results_on_main(api, repo_id)
-    existing_runs = {str(PurePosixPath(path).parent.relative_to(RESULTS_PREFIX)) for path in existing}
-    if duplicates := sorted(run.key for run in runs if run.key in existing_runs):
+    existing_runs = {PurePosixPath(path).parent.relative_to(RESULTS_PREFIX).as_posix() for path in existing}
+    if duplicates := sorted(run.folder for run in runs if run.folder in existing_runs):
         raise SubmissionError(
             f"submission to {repo_id!r}: {duplicates} already on the leaderboard (main); duplicates are rejected. "
             "Submit a new model revision instead."
@@ -130,10 +137,11 @@ def download_submissions(
     total = 0
     for path, size in files.items():
         parts = PurePosixPath(path).parts
-        if len(parts) != 4:
+        if folder_scheme(parts[1:-1]) is None:
             raise SubmissionError(
                 f"submissions repo {repo_id!r} file {path!r}: expected {RESULTS_PREFIX}/<org__model>/<revision>/"
-                "<task>.json; remove it from the repo."
+                f"<task>.json (family folds: {RESULTS_PREFIX}/folds-family/<org__model>/<revision>/<task>.json); "
+                "remove it from the repo."
             )
         for part in parts[1:]:
             check_safe_name(part, what=f"submissions repo {repo_id!r} path component")

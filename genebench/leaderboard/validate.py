@@ -14,15 +14,26 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import ValidationError
 
-from genebench.errors import SubmissionError
+from genebench.errors import GenebenchError, SubmissionError
 from genebench.model_info import MODEL_ID, ModelInfo
-from genebench.results import TaskResult, model_dir_name, path_component
+from genebench.results import (
+    TaskResult,
+    identity_difference,
+    model_dir_name,
+    path_component,
+    result_problem,
+    task_file_name,
+)
+from genebench.tasks.metadata import FOLD_SCHEMES, best_of
+
+if TYPE_CHECKING:
+    from genebench.data import BenchmarkData
 
 logger = logging.getLogger(__name__)
 
@@ -32,8 +43,6 @@ MAX_SUBMISSION_BYTES = 256 * 1024 * 1024
 """Largest total size of one submission (bytes)."""
 MAX_NAME_CHARS = 200
 """Longest path component accepted."""
-SCORE_TOLERANCE = 1e-9
-"""How far a stored mean or std may be from the one recomputed from its folds."""
 META_FILE = "model_meta.json"
 
 _MARKUP = re.compile(r"<\s*[A-Za-z!/?]|javascript\s*:|data\s*:\s*text/html|&#", re.IGNORECASE)
@@ -64,8 +73,18 @@ class ModelRun:
 
     @property
     def key(self) -> str:
-        """`<org__model>/<revision>`: unique per run, safe as a relative path."""
+        """`<org__model>/<revision>`: unique per run of one fold scheme, safe as a relative path."""
         return f"{self.dir_name}/{self.model.revision}"
+
+    @property
+    def folds(self) -> str:
+        """The fold scheme its results were scored under."""
+        return self.results[0].folds
+
+    @property
+    def folder(self) -> str:
+        """Its folder under the results root: `<org__model>/<revision>`, in `folds-<scheme>/` for another scheme."""
+        return PurePosixPath(self.files[-1]).parent.as_posix()
 
 
 def check_safe_name(name: str, *, what: str) -> str:
@@ -115,27 +134,19 @@ def check_no_markup(value: Any, *, what: str) -> None:
 
 
 def check_scores(result: TaskResult, *, source: str) -> None:
-    """Check that every metric's mean and std recompute from its folds (np.std, ddof=0) within `SCORE_TOLERANCE`, and
-    the lift from the main score and the task's control scores.
-
-    (Finite values within each metric's range, and the main score present, are checked by `TaskResult` itself.)
-    """
-    for metric, score in result.scores.items():
-        folds = np.asarray(score.folds, dtype=float)
-        for stat, stored, recomputed in (("mean", score.mean, folds.mean()), ("std", score.std, folds.std())):
-            if abs(stored - recomputed) > SCORE_TOLERANCE:
-                raise SubmissionError(
-                    f"{source}: {metric} {stat} {stored!r} does not match the {stat} of its folds {recomputed!r} "
-                    f"(tolerance {SCORE_TOLERANCE}); results must not be edited by hand, rerun `genebench run`."
-                )
-    best = result.best_control
-    expected = None if best is None or result.skipped is not None else result.scores[result.main_score].mean - best[1]
-    if (expected is None) != (result.lift is None) or (expected is not None and abs(result.lift - expected) > 1e-6):
-        raise SubmissionError(
-            f"{source}: lift {result.lift!r} does not match the main score minus the best control in task.controls "
-            f"(diagnostics.controls_on_covered_rows on a partly covered task) ({expected!r}); results must not be "
-            "edited by hand, rerun `genebench run`."
-        )
+    """Refuse a result that cannot be published: one whose numbers disagree (`result_problem`, the checks every
+    reader applies, rerun here since a copy may be edited after it was read), one whose lift still waits for its
+    controls, and one whose probe did not converge."""
+    problem = result_problem(result)
+    if problem is None and result.lift is None and result.is_lift_pending:
+        problem = ("its lift waits for the controls rescored on the rows it covers; finish the run "
+                   "(rerun the same `genebench run` command, it resumes)")
+    if problem is None and not result.converged:
+        problem = (f"its probe did not converge on {result.diagnostics.get('n_not_converged', 'some')} fold "
+                   "problem(s), so its score is not the probe's optimum; rerun with a larger probe max_iter in a run "
+                   "config (or --scale standard)")
+    if problem:
+        raise SubmissionError(f"{source}: {problem}.")
 
 
 def _read_json(path: Path, *, source: str) -> Any:
@@ -158,6 +169,8 @@ def load_result(path: Path, *, source: str) -> TaskResult:
         result = TaskResult.model_validate(document)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if first["type"] == "value_error" and not first["loc"]:  # the record's own checks say what to do
+            raise SubmissionError(f"{source}: {first['ctx']['error']}") from None
         where = ".".join(str(part) for part in first["loc"])
         raise SubmissionError(
             f"{source}: expected a genebench TaskResult, found {exc.error_count()} schema error(s), first"
@@ -218,6 +231,60 @@ def check_runs(
             )
 
 
+CONTROL_TOLERANCE = 1e-3
+"""How far a recorded control score may be from the one the data's stored control predictions give (they are
+mostly stored as float16, so a score recomputed from them may differ in its fourth decimal)."""
+
+
+def expected_controls(data: BenchmarkData, result: TaskResult) -> dict[str, float]:
+    """The control scores `result`'s lift must be over, from `data` alone: the stored ones when the model covers the
+    whole task, else each control rescored on the rows it covers from the stored control predictions
+    (`genebench.controls.covered_control_scores`), under the result's fold scheme."""
+    from genebench.controls import covered_control_scores
+
+    folds = result.probe.get("folds", "paper")
+    stored = data.metadata(result.task.name, folds=folds).controls
+    if result.skipped is not None or result.coverage.n_covered >= result.coverage.n_task or not stored:
+        return dict(stored)
+    task = data.load_task(result.task.name, folds=folds)
+    entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
+    rows = np.flatnonzero(~np.isin(entities.astype(str), result.coverage.missing_genes).any(axis=1))
+    return covered_control_scores(data, task, rows, folds)
+
+
+def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
+    """Refuse any result whose controls, lift or shortcut flag differ from what `data`'s stored control predictions
+    give: a lift is recomputed from the data, never taken from the file (an edited lift whose controls were
+    edited to match is caught here)."""
+    for run in runs:
+        for result in run.results:
+            source = f"results {run.key}/{task_file_name(result.task.name)}"
+            try:
+                expected = expected_controls(data, result)
+            except GenebenchError as exc:
+                raise SubmissionError(f"{source}: its controls cannot be checked against the data ({exc})") from exc
+            recorded = result.controls
+            differ = sorted(name for name in set(expected) | set(recorded)
+                            if not abs(expected.get(name, np.nan) - recorded.get(name, np.nan)) <= CONTROL_TOLERANCE)
+            best = best_of(expected)
+            lift = None if best is None or result.skipped is not None else \
+                result.scores[result.main_score].mean - best[1]
+            flagged = data.metadata(result.task.name, folds=result.probe.get("folds", "paper")).is_shortcut_solvable
+            problem = None
+            if differ:
+                name = differ[0]
+                problem = (f"control '{name}' is recorded as {recorded.get(name)!r}, the data's stored control "
+                           f"predictions give {expected.get(name)!r}")
+            elif (lift is None) != (result.lift is None) or (lift is not None and abs(result.lift - lift) > 2e-3):
+                problem = f"lift {result.lift!r} does not match the one the data's controls give ({lift!r})"
+            elif result.task.is_shortcut_solvable != flagged:
+                problem = (f"shortcut flag {result.task.is_shortcut_solvable} does not match the data's "
+                           f"({flagged})")
+            if problem:
+                raise SubmissionError(f"{source}: {problem}; results must not be edited by hand, rerun `genebench "
+                                      "run` against this data.")
+
+
 def _load_meta(path: Path, *, source: str, model: ModelInfo) -> dict[str, Any]:
     if not path.is_file():
         raise SubmissionError(f"{source}: expected {META_FILE} beside the results, found none; rerun `genebench run`.")
@@ -232,6 +299,19 @@ def _load_meta(path: Path, *, source: str, model: ModelInfo) -> dict[str, Any]:
                 "results and metadata must come from the same run."
             )
     return meta
+
+
+_SCHEME_DIR = re.compile(r"folds-([a-z]+)")
+"""A fold scheme's sub-folder of a run's folder (`genebench.run_folder.FOLDS_DIR`)."""
+
+
+def folder_scheme(parts: tuple[str, ...]) -> str | None:
+    """The fold scheme of a run folder given by its path parts under a results root: `<org__model>/<revision>` is
+    the paper's, `folds-<scheme>/<org__model>/<revision>` that scheme's; None for any other place."""
+    if len(parts) == 2:
+        return "paper"
+    match = _SCHEME_DIR.fullmatch(parts[0]) if len(parts) == 3 else None
+    return match.group(1) if match and match.group(1) in FOLD_SCHEMES and match.group(1) != "paper" else None
 
 
 def _load_run(root: Path, run_dir: Path) -> ModelRun:
@@ -259,7 +339,13 @@ def _load_run(root: Path, run_dir: Path) -> ModelRun:
             )
         results[result.task.name] = (result, source)
     first = results[min(results)][0]
+    scheme = folder_scheme(run_dir.relative_to(root).parts)
     for result, source in results.values():
+        if result.folds != scheme:
+            raise SubmissionError(
+                f"{source}: expected results scored under {scheme} folds in this folder, found {result.folds} folds; "
+                "keep each fold scheme's results where `genebench run` wrote them."
+            )
         for name, value, reference in (
             ("model", result.model, first.model),
             ("dataset_revision", result.dataset_revision, first.dataset_revision),
@@ -269,6 +355,12 @@ def _load_run(root: Path, run_dir: Path) -> ModelRun:
                     f"{source}: expected the same {name} as the other results of {where}, found {value!r} vs "
                     f"{reference!r}; results of one run must come from one model and one data revision."
                 )
+        if result.run_id != first.run_id:
+            raise SubmissionError(
+                f"{source}: expected one run per model folder, found results of two runs "
+                f"({identity_difference(result.run_identity, first.run_identity)}); keep each run in its own folder "
+                "or rerun the whole selection with --overwrite always."
+            )
     meta = _load_meta(run_dir / META_FILE, source=f"{where}/{META_FILE}", model=first.model)
     return ModelRun(
         dir_name=dir_name,
@@ -317,10 +409,12 @@ def validate_results(
             f"results folder {str(root)!r}: expected at most {MAX_SUBMISSION_BYTES} bytes of JSON, found {total}; "
             "submit one model at a time."
         )
-    if misplaced := sorted(p.relative_to(root).as_posix() for p in json_files if len(p.relative_to(root).parts) != 3):
+    placed = {p: folder_scheme(p.parent.relative_to(root).parts) for p in json_files}
+    if misplaced := sorted(p.relative_to(root).as_posix() for p, scheme in placed.items() if scheme is None):
         raise SubmissionError(
-            f"results folder {str(root)!r}: expected files at <org__model>/<revision>/<task>.json, found "
-            f"{misplaced[:3]}; pass the --out folder of `genebench run`."
+            f"results folder {str(root)!r}: expected files at <org__model>/<revision>/<task>.json (family folds: "
+            f"folds-family/<org__model>/<revision>/<task>.json), found {misplaced[:3]}; pass the --out folder of "
+            "`genebench run`."
         )
     run_dirs = sorted({p.parent for p in json_files})
     if not run_dirs:
@@ -335,17 +429,18 @@ def validate_results(
 def merge_runs(groups: Iterable[list[ModelRun]]) -> list[ModelRun]:
     """Concatenate runs from several folders; a (model, revision) given twice with the same results is kept once,
     with a logged note, and one given twice with different results is rejected."""
-    merged: dict[str, ModelRun] = {}
+    merged: dict[tuple[str, str], ModelRun] = {}
     for runs in groups:
         for run in runs:
-            if run.key in merged and merged[run.key].results == run.results:
-                logger.warning("Model %s was given twice (%s and %s); it is shown once.", run.key,
-                               merged[run.key].root, run.root)
+            key = (run.key, run.folds)
+            if key in merged and merged[key].results == run.results:
+                logger.warning("Model %s (%s folds) was given twice (%s and %s); it is shown once.", run.key,
+                               run.folds, merged[key].root, run.root)
                 continue
-            if run.key in merged:
+            if key in merged:
                 raise SubmissionError(
-                    f"results {run.key}: two different runs, in {str(merged[run.key].root)!r} and "
+                    f"results {run.key} ({run.folds} folds): two different runs, in {str(merged[key].root)!r} and "
                     f"{str(run.root)!r}; pass each model's results once."
                 )
-            merged[run.key] = run
+            merged[key] = run
     return [merged[key] for key in sorted(merged)]

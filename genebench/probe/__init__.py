@@ -7,7 +7,6 @@ from genebench.probe.engine import (
     evaluate_tasks,
     iter_task_scores,
     main_score_for,
-    restrict_genes,
     task_units,
 )
 from genebench.probe.settings import ProbeSettings
@@ -29,6 +28,5 @@ __all__ = [
     "fit_ridge",
     "iter_task_scores",
     "main_score_for",
-    "restrict_genes",
     "task_units",
 ]

@@ -20,7 +20,7 @@ import logging
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,12 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class TaskScores:
-    """One task's scores, coverage and how the solve went: the engine's part of a `TaskResult`."""
+    """One task's scores, coverage and how the solve went: the engine's part of a `TaskResult`.
+
+    `rows` are the task rows the model covers (indices into `task.entities`, shape (n_covered,)) and `held_out`
+    the model's held-out scores on them, shape (n_covered,) or (n_covered, n_columns) as the task's type has
+    them; both None when the task was skipped. The run scores the controls on the same rows from them.
+    """
 
     task: Task
     main_score: str
@@ -54,6 +59,8 @@ class TaskScores:
     skipped: str | None = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    held_out: np.ndarray | None = None
+    rows: np.ndarray | None = None
 
 
 def is_ordered_pair(task: Task) -> bool:
@@ -64,36 +71,6 @@ def is_ordered_pair(task: Task) -> bool:
 def main_score_for(task: Task) -> str:
     """The metric a task is ranked by: its type's (`TASK_TYPE_TABLE`), or `auc_per_gene` for ordered pairs."""
     return "auc_per_gene" if is_ordered_pair(task) else task_type(task.metadata.type).main_score
-
-
-def restrict_genes(embeddings: GeneEmbeddings, *, include: Iterable[str] | None = None,
-                   exclude: Iterable[str] | None = None, intersect: Sequence[GeneEmbeddings] = ()) -> GeneEmbeddings:
-    """Keep only a common gene set, so that models are scored on the same rows.
-
-    Args:
-        embeddings: the table to restrict.
-        include: keep only these symbols.
-        exclude: drop these symbols.
-        intersect: keep only symbols every one of these tables also covers.
-
-    Returns:
-        The restricted table (its coverage of each task then reflects the common set).
-
-    Examples:
-        >>> emb = GeneEmbeddings(np.array(["A", "B", "C"]), np.eye(3))
-        >>> restrict_genes(emb, exclude=["B"]).symbols.tolist()
-        ['A', 'C']
-    """
-    keep = np.ones(len(embeddings.symbols), dtype=bool)
-    symbols = np.asarray(embeddings.symbols, dtype=str)
-    if include is not None:
-        keep &= np.isin(symbols, np.asarray(list(include), dtype=str))
-    if exclude is not None:
-        keep &= ~np.isin(symbols, np.asarray(list(exclude), dtype=str))
-    for other in intersect:
-        keep &= np.isin(symbols, np.asarray(other.symbols, dtype=str))
-    return GeneEmbeddings(symbols=embeddings.symbols[keep], vectors=embeddings.vectors[keep], model=embeddings.model,
-                          missing=embeddings.missing)
 
 
 _SPARSE = 0.05
@@ -248,7 +225,8 @@ class ProbeEngine:
         result, held_out, features = self.score(task)
         yield result
         for child in children:
-            derived = self.score_derived(child, task, held_out, features)
+            derived = self.score_derived(child, task, held_out, features,
+                                         parent_unconverged=int(result.diagnostics.get("n_not_converged", 0)))
             if derived is None:
                 logger.info("task '%s': rows or folds differ from parent '%s'; fitting it alone", child.name,
                             task.name)
@@ -277,37 +255,34 @@ class ProbeEngine:
             held_out, fit_info = self._fit(task, X, labels, folds, basis)
             result.diagnostics |= fit_info
             result.scores = self._metrics(task, labels, folds, held_out, features)
+            result.held_out, result.rows = held_out, features.rows
         else:
             logger.warning("task '%s' skipped: %s", task.name, result.skipped)
         result.seconds = time.perf_counter() - start
         return result, held_out, features
 
     def _covered(self, task: Task, features: _Features) -> tuple[TaskScores, np.ndarray, np.ndarray]:
-        """The task's result with its coverage (and `skipped` when its covered rows cannot be scored), and the
-        labels and folds of those rows."""
+        """The task's result with its coverage (and `skipped` when its covered rows cannot be scored, or under
+        family folds when no family split exists, `family_unscorable`), and the labels and folds of those rows."""
         result = TaskScores(task=task, main_score=main_score_for(task), coverage=features.coverage)
         labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
-        result.skipped = check_labels(task.metadata.type, labels, folds, min_covered=self.settings.min_covered)
+        unscorable = task.metadata.family_unscorable if self.settings.folds == "family" else None
+        result.skipped = unscorable or check_labels(task.metadata.type, labels, folds,
+                                                    min_covered=self.settings.min_covered)
         return result, labels, folds
 
     def _fit(self, task: Task, X: Features, labels: np.ndarray, folds: np.ndarray,
              basis: Basis | None) -> tuple[np.ndarray, dict[str, Any]]:
-        target, s = task_type(task.metadata.type).target, self.settings
-        if target == "continuous":
+        info, s = task_type(task.metadata.type), self.settings
+        if not info.is_classification:
             return fit_ridge(X, labels, folds, alpha=s.ridge_alpha, scale=s.scale), {"solver": "ridge (closed form)"}
-        multinomial = target == "multiclass" and s.categorical == "multinomial"
-        if multinomial:
-            Y = labels
-        elif target == "multiclass":
-            Y = labels[:, None] == np.arange(max(len(task.metadata.label_names), int(labels.max()) + 1))[None, :]
-        elif target == "multilabel":
-            Y = labels
-        else:
-            Y = (labels == 1)[:, None]
+        multinomial = info.is_multiclass and s.categorical == "multinomial"
+        n_columns = max(len(task.metadata.label_names), int(labels.max()) + 1) if info.is_multiclass else 1
+        Y = labels if multinomial else info.indicators(labels, n_columns)
         fit = fit_logistic(X, Y, folds, multinomial=multinomial, C=s.C, tol=s.tol, max_iter=s.max_iter,
                            memory=s.memory, scale=s.scale, basis=basis, device=self.device)
         proba = fit.proba
-        if target == "multiclass" and not multinomial:
+        if info.is_multiclass and not multinomial:
             proba = proba / proba.sum(axis=1, keepdims=True)
         n_bad = int((~fit.converged).sum())
         if n_bad:
@@ -316,7 +291,7 @@ class ProbeEngine:
         diagnostics = {"solver": "lbfgs, multinomial" if multinomial else "lbfgs, one probe per column",
                        "device": self.device or "cpu", "n_iter_max": int(fit.n_iter.max()),
                        "n_iter_mean": round(float(fit.n_iter.mean()), 2), "n_not_converged": n_bad}
-        return proba if target in ("multiclass", "multilabel") else proba[:, 0], diagnostics
+        return proba if info.has_columns else proba[:, 0], diagnostics
 
     def _metrics(self, task: Task, labels: np.ndarray, folds: np.ndarray, held_out: np.ndarray,
                  features: _Features) -> dict[str, MetricScores]:
@@ -333,8 +308,11 @@ class ProbeEngine:
         return summarise_folds(per_fold)
 
     def score_derived(self, task: Task, parent: Task, parent_held_out: np.ndarray | None,
-                      parent_features: _Features | None) -> TaskScores | None:
-        """Score a derived binary task from its parent's fit; None when there is no fit or rows or folds differ."""
+                      parent_features: _Features | None, *, parent_unconverged: int = 0) -> TaskScores | None:
+        """Score a derived binary task from its parent's fit; None when there is no fit or rows or folds differ.
+
+        Its `n_not_converged` is its parent's (`parent_unconverged`): a score from an unconverged fit is one too.
+        """
         start = time.perf_counter()
         label = task.name.split(";", 1)[1] if ";" in task.name else None
         names = list(parent.metadata.label_names)
@@ -349,8 +327,9 @@ class ProbeEngine:
             position[parent_features.rows] = np.arange(len(parent_features.rows))
             column = parent_held_out[position[idx[features.rows]], names.index(label)]
             result.scores = self._metrics(task, labels, folds, column, features)
+            result.held_out, result.rows = column, features.rows
             result.diagnostics = {"solver": f"reused the fit of parent '{parent.name}'",
-                                  "embeddings": self.tables[0].report}
+                                  "embeddings": self.tables[0].report, "n_not_converged": parent_unconverged}
         result.seconds = time.perf_counter() - start
         return result
 

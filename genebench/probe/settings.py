@@ -6,6 +6,8 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, get_args
 
+from genebench.tasks.metadata import FOLD_SCHEMES, Folds
+
 Scale = Literal["none", "standard"]
 """How probe features are scaled: "none" (raw, the paper's protocol) or "standard" (per fold)."""
 
@@ -21,6 +23,7 @@ _BOUNDS: dict[str, tuple[float, float | None, str]] = {
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "scale": get_args(Scale),
+    "folds": FOLD_SCHEMES,
     "categorical": ("multinomial", "ovr"),
     "pair_mode": ("mean", "concat"),
     "ordered_pair_mode": ("concat", "mean"),
@@ -49,6 +52,8 @@ class ProbeSettings:
             gene): "concat" (default, keeps which gene is which) or "mean".
         ridge_alpha: L2 strength of the ridge probe for regression tasks.
         min_covered: a task with fewer covered rows is skipped (recorded in its result).
+        folds: the fold scheme: "paper" (the paper's label-stratified folds) or "family" (gene families held out
+            together). Pair and train-test tasks keep their own split under both.
         device: "cpu" (numpy), "cuda" (torch on the GPU) or "auto" (cuda when torch sees one).
 
     Examples:
@@ -66,6 +71,7 @@ class ProbeSettings:
     ordered_pair_mode: Literal["concat", "mean"] = "concat"
     ridge_alpha: float = 1.0
     min_covered: int = 10
+    folds: Folds = "paper"
     device: Literal["auto", "cpu", "cuda"] = "auto"
 
     def __post_init__(self) -> None:

@@ -87,6 +87,10 @@ class Basis:
         tail = float(values[rank:].sum() / rest) if rest else 0.0
         return cls(vectors=vectors[:, :rank], values=values[:rank], tail=tail)
 
+    def rescaled(self, unit: float) -> Basis:
+        """The basis of the features divided by `unit` (same directions, eigenvalues over `unit` squared)."""
+        return Basis(vectors=self.vectors, values=self.values / unit**2, tail=self.tail / unit**2)
+
     def concat(self, other: Basis) -> Basis:
         """The block-diagonal basis of concatenated features [self | other]."""
         d1, d2 = self.vectors.shape[0], other.vectors.shape[0]
@@ -103,7 +107,7 @@ class LogisticFit:
     """What one batched logistic solve returns.
 
     Attributes:
-        proba: shape (n_rows, n_columns), each row scored by the model of the fold that holds it out;
+        proba: shape (n_rows, n_columns), float64, each row scored by the model of the fold that holds it out;
             NaN for rows that are never held out.
         n_iter: shape (n_folds, n_groups), L-BFGS iterations per problem.
         converged: shape (n_folds, n_groups), whether each problem met `tol`.
@@ -158,6 +162,52 @@ def fold_stats(X: Features, train: np.ndarray, *, scale: Scale) -> tuple[np.ndar
     return shift + centre, np.where(constant, 1.0, np.sqrt(variance))
 
 
+def _centre_and_unit(blocks: list[np.ndarray], n_columns: int) -> tuple[np.ndarray, float]:
+    """Column means of the rows in `blocks` and the root mean square of their centred values (float64)."""
+    n_rows = sum(len(b) for b in blocks)
+    centre = sum((b.sum(axis=0, dtype=np.float64) for b in blocks), np.zeros(n_columns)) / max(n_rows, 1)
+    squares = sum(float(np.square(b - centre).sum()) for b in blocks)
+    unit = float(np.sqrt(squares / max(n_rows * n_columns, 1)))
+    return centre, unit if np.isfinite(unit) and unit > 0 else 1.0
+
+
+def rescaled(X: Features) -> tuple[Features, float]:
+    """`X` centred and divided by one number, its `unit` (the root mean square of its centred values), in float32.
+
+    Centring happens in float64 before the cast, so rows that differ only far below a large common offset stay
+    apart, and the solver works on values near 1 whatever the features' scale: its float32 products keep their
+    precision and `tol` means the same precision at any scale. Sparse features are only divided (centring would
+    fill them in); a `PairDesign`'s tables are centred and divided each (the intercept absorbs any shift).
+
+    Returns:
+        The rescaled features and `unit`; the raw-feature objective at C equals the rescaled one at C * unit**2.
+    """
+    if isinstance(X, PairDesign):
+        tables = [t if scipy.sparse.issparse(t) else np.asarray(t) for t in X.tables]
+        dense_tables = [t for t in tables if not scipy.sparse.issparse(t)]
+        centres = [_centre_and_unit([t], t.shape[1])[0] if not scipy.sparse.issparse(t) else None for t in tables]
+        squares = [float(np.square(t - c).sum()) if c is not None else float((t.data.astype(np.float64) ** 2).sum())
+                   for t, c in zip(tables, centres)]
+        size = sum(t.shape[0] * t.shape[1] for t in tables)
+        unit = float(np.sqrt(sum(squares) / max(size, 1))) if dense_tables or size else 1.0
+        unit = unit if np.isfinite(unit) and unit > 0 else 1.0
+        scaled = [as_float32(t / unit) if c is None else as_float32((t - c) / unit) for t, c in zip(tables, centres)]
+        second = scaled[0] if X.tables[1] is X.tables[0] else scaled[1]
+        return PairDesign((scaled[0], second), X.rows, X.mode), unit
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csr_array(X, dtype=np.float64)
+        unit = float(np.sqrt((X.data**2).sum() / max(X.shape[0] * X.shape[1], 1)))
+        unit = unit if np.isfinite(unit) and unit > 0 else 1.0
+        return as_float32(X / unit), unit
+    X = np.asarray(X)
+    centre, unit = _centre_and_unit([X], X.shape[1])
+    out = np.empty(X.shape, dtype=np.float32)
+    for start in range(0, len(X), _BLOCK_ROWS):
+        rows = slice(start, start + _BLOCK_ROWS)
+        out[rows] = (X[rows] - centre) / unit
+    return out, unit
+
+
 def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float,
                  tol: float, max_iter: int, memory: int = 10, scale: Scale = "none", basis: Basis | None = None,
                  device: str | None = None) -> LogisticFit:
@@ -191,10 +241,12 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
         >>> bool(fit.proba[3, 0] > 0.5 > fit.proba[0, 0])
         True
     """
+    X, unit = rescaled(X)
     if device is not None:  # torch runs on a dense matrix
         X = as_float32(dense(X))
-    elif not isinstance(X, PairDesign):
-        X = as_float32(X)
+    if scale == "none":  # the same objective in rescaled units: w' = unit * w, so ||w||^2 / C = ||w'||^2 / (C unit^2)
+        C = C * unit**2
+        basis = None if basis is None else basis.rescaled(unit)
     folds = np.asarray(folds)
     train = fold_masks(folds)
     n_splits = train.shape[1]
@@ -211,7 +263,7 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
     column = np.tile(np.arange(n_columns), n_splits)
     problems = _Problems(shared, split, column)
     params, n_iter, converged = problems.minimise(problems.initial(), tol=tol, max_iter=max_iter, memory=memory)
-    held_out = np.full((X.shape[0], Y.shape[1]), np.nan, dtype=np.float32)
+    held_out = np.full((X.shape[0], Y.shape[1]), np.nan)
     for k in range(n_splits):
         rows = np.flatnonzero(folds == k)
         if rows.size:
@@ -242,7 +294,7 @@ class _Shared:
         self.mean, self.spread = mean, spread  # (S, d)
         self.multinomial, self.C = multinomial, C
         self.counts = train.T.astype(np.float64) @ Y.astype(np.float64)  # (S, M) positives per split
-        self.V, self.values, self.tail = put(basis.vectors.astype(np.float32)), put(basis.values)[:, None], basis.tail
+        self.V, self.values, self.tail = put(basis.vectors.astype(np.float64)), put(basis.values)[:, None], basis.tail
         self.n, self.d = X.shape
         self.width = Y.shape[1] if multinomial else 1  # columns per problem
         self.device = array_api_compat.device(self.Y)
@@ -289,13 +341,17 @@ class _Problems:
         per_chunk = max(1, _CHUNK_VALUES // (self.shared.n * self.shared.width))
         return [np.arange(i, min(i + per_chunk, self.size)) for i in range(0, self.size, per_chunk)]
 
-    def _logits(self, params: Any, X: Any) -> Any:
-        """Decision values of `X`'s rows under every problem, shape (rows, P, width)."""
+    def _logits(self, params: Any, X: Any, *, exact: bool = False) -> Any:
+        """Decision values of `X`'s rows under every problem, shape (rows, P, width).
+
+        `exact` adds the intercept in float64: a strongly regularised probe's rows differ by far less than float32
+        resolves next to its intercept, and held-out scores must keep that order.
+        """
         xp, sh = self.shared.xp, self.shared
-        coef = params[: sh.d] / self.spread  # back to the raw features: centring and scaling folded in
-        offset = params[sh.d] - xp.sum(self.mean * coef, axis=0)
-        flat = xp.reshape(xp.astype(coef, xp.float32), (sh.d, -1))
-        z = X @ flat + xp.astype(xp.reshape(offset, (1, -1)), xp.float32)
+        coef = params[: sh.d] / self.spread  # back to the rescaled features: centring and scaling folded in
+        offset = xp.reshape(params[sh.d] - xp.sum(self.mean * coef, axis=0), (1, -1))
+        product = X @ xp.reshape(xp.astype(coef, xp.float32), (sh.d, -1))
+        z = xp.astype(product, xp.float64) + offset if exact else product + xp.astype(offset, xp.float32)
         return xp.reshape(z, (X.shape[0], self.size, sh.width))
 
     def evaluate(self, params: Any) -> tuple[Any, Any]:
@@ -314,11 +370,13 @@ class _Problems:
             total = xp.sum(e, axis=-1, keepdims=True)
             pointwise = top + xp.log(total) - xp.sum(y * z, axis=-1, keepdims=True)
             residual = (e / total - y) * mask
-        else:
+        else:  # elementwise passes that vectorise (no where, no log1p): the cost of large batches
             y = xp.take(sh.Y, self.column_index, axis=1)[:, :, None]
             e = xp.exp(-xp.abs(z))
-            pointwise = xp.where(z > 0, z, 0.0) - y * z + xp.log1p(e)
-            residual = (xp.where(z >= 0, 1 / (1 + e), e / (1 + e)) - y) * mask
+            u = 1 + e
+            softplus = xp.log(u) + (e - (u - 1)) / u  # log1p(e): log(u), corrected for the rounding of u
+            pointwise = xp.maximum(z, 0.0) - y * z + softplus
+            residual = (xp.exp(xp.minimum(z, 0.0)) / u - y) * mask  # sigmoid(z): 1 / u, or e / u below 0
         data = xp.sum(pointwise * mask, axis=0, dtype=xp.float64) / self.n_train
         weights = params[: sh.d]
         value = data + self.group(xp.sum(weights**2, axis=0)) / (2 * sh.C * self.n_train)
@@ -338,7 +396,7 @@ class _Problems:
             X = sh.X.take(rows)
         else:
             X = sh.X[rows] if scipy.sparse.issparse(sh.X) else xp.take(sh.X, sh.put(rows), axis=0)
-        z = part._logits(xp.take(params, sh.put(mine), axis=1), X)
+        z = part._logits(xp.take(params, sh.put(mine), axis=1), X, exact=True)
         if sh.multinomial:
             e = xp.exp(z - xp.max(z, axis=-1, keepdims=True))
             proba = (e / xp.sum(e, axis=-1, keepdims=True))[:, 0, :]
@@ -355,12 +413,16 @@ class _Problems:
         """
         sh, xp = self.shared, self.shared.xp
         ridge = 1 / (sh.C * self.n_train)  # (P, 1)
-        tail = 1 / (self.curvature * sh.tail + ridge)  # (P, width)
-        flat = xp.astype(xp.reshape(grad[: sh.d], (sh.d, -1)), xp.float32)  # float32 suffices to precondition
-        project = xp.reshape(xp.astype(sh.V.T @ flat, xp.float64), (-1, self.size, sh.width))
-        shrink = (1 / (self.curvature[None] * sh.values[:, :, None] + ridge[None]) - tail[None]) * project
-        back = sh.V @ xp.astype(xp.reshape(shrink, (shrink.shape[0], -1)), xp.float32)
-        weights = tail[None] * grad[: sh.d] + xp.reshape(xp.astype(back, xp.float64), (sh.d, self.size, sh.width))
+        # float64: these factors can reach C n, which float32 rounding would amplify
+        project = xp.reshape(sh.V.T @ xp.reshape(grad[: sh.d], (sh.d, -1)), (-1, self.size, sh.width))
+        inside = 1 / (self.curvature[None] * sh.values[:, :, None] + ridge[None])
+        outside = None
+        if sh.V.shape[1] < sh.d:  # the directions outside the basis share its `tail` eigenvalue
+            outside = 1 / (self.curvature * sh.tail + ridge)[None]
+            inside = inside - outside  # V (inside - outside) V' g + outside g: two products, not three
+        weights = xp.reshape(sh.V @ xp.reshape(inside * project, (project.shape[0], -1)), (sh.d, self.size, sh.width))
+        if outside is not None:
+            weights = weights + outside * grad[: sh.d]
         return xp.concat([weights, grad[sh.d:] / self.curvature[None]], axis=0)
 
     def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:

@@ -19,6 +19,8 @@ from genebench.tasks.types import task_type as type_info
 logger = logging.getLogger(__name__)
 
 _SHOW = 5
+_COARSE = 1e4
+"""A column whose spread is under this many float32 steps of its offset keeps fewer than ~10^3 levels of its values."""
 
 
 def _listed(values: list[Any]) -> str:
@@ -71,6 +73,12 @@ def check_embeddings(embeddings: GeneEmbeddings, *, name: str = "embeddings") ->
                              f"{vectors.shape[1]} columns constant; check the adapter's output.")
     if len(constant):
         logger.info("%s: dropped %d constant columns %s", name, len(constant), _listed(constant.tolist()))
+    spread, offset = vectors.std(axis=0, dtype=np.float64), np.abs(vectors.mean(axis=0, dtype=np.float64))
+    coarse = np.flatnonzero((spread > 0) & (spread < _COARSE * np.finfo(np.float32).eps * offset))
+    if len(coarse):
+        logger.warning("%s: %d columns %s vary by less than float32 resolves next to their offset (spread %.3g, "
+                       "offset %.3g): their values are rounded to a few levels; centre the vectors before saving them",
+                       name, len(coarse), _listed(coarse.tolist()), spread[coarse[0]], offset[coarse[0]])
     keep = np.flatnonzero(first)
     cleaned = GeneEmbeddings(symbols=embeddings.symbols[keep], vectors=np.delete(vectors[keep], constant, axis=1),
                              model=embeddings.model, missing=embeddings.missing)

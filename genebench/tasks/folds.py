@@ -19,6 +19,16 @@ The algorithm, exactly (so anyone can reproduce the folds without genebench):
    out. No gene of a held-out pair then appears in any training pair, so a probe cannot score a pair by what it
    learnt about either gene from other pairs (gene identity, interaction degree). With k groups about 1/k of the
    pairs are kept (Gene2Gene: 57,605 of 288,365 pairs with k = 5), and folds are not label-stratified.
+6. Family folds (`family_fold`, single-gene cv tasks; a group-aware stratification like scikit-learn's
+   `StratifiedGroupKFold`, multi-label too). Each row's gene has a family (`genebench.tasks.families`). Each
+   family gets a count vector: its rows per class (binary, categorical; quintile of the target for regression)
+   or per label (multi-label), plus its row count as a last column. Families are sorted by key, permuted with
+   ``numpy.random.default_rng(task_seed(seed, "family:" + task_name))``, then stably sorted by row count,
+   largest first. Each family in turn goes to the fold that minimises the mean, over columns with a non-zero
+   total, of the standard deviation (ddof=0) over folds of each fold's share of that column's total, counting
+   the family in that fold; ties (within 1e-12) go to the fold with fewer rows, then the lower index. All
+   rows of a family share its fold. Derived binary tasks inherit their parent's family folds unchanged; pair
+   and train-test tasks keep their split (`family_fold == fold`).
 """
 
 from __future__ import annotations
@@ -129,6 +139,60 @@ def assign_folds(keys: np.ndarray, labels: np.ndarray, *, multilabel: bool, n_fo
         ordered, n_folds, rng)
     folds = np.empty_like(in_order)
     folds[order] = in_order
+    return folds
+
+
+def family_folds(keys: np.ndarray, families: np.ndarray, labels: np.ndarray, *, multilabel: bool, n_folds: int,
+                 seed: int, task_name: str) -> np.ndarray:
+    """Family-held-out folds for one task's rows, in their given order (step 6 of the module docstring).
+
+    Args:
+        keys: shape (n_rows,), each row's entity key.
+        families: shape (n_rows,), each row's family key (`genebench.tasks.families.families_of`).
+        labels: shape (n_rows,) of classes, or (n_rows, n_labels) multi-hot when `multilabel`.
+        n_folds: number of folds k.
+        seed: the build's seed.
+        task_name: the task's name, which seeds its generator.
+
+    Returns:
+        shape (n_rows,), int8 fold index per row in the given order; rows of one family share a fold.
+
+    Examples:
+        >>> family_folds(np.array(list("abcd")), np.array(["x", "x", "y", "z"]), np.array([0, 1, 0, 1]),
+        ...              multilabel=False, n_folds=2, seed=0, task_name="t").tolist()
+        [0, 0, 1, 1]
+    """
+    order = canonical_order(keys)
+    labels, families = np.asarray(labels)[order], np.asarray(families, dtype=str)[order]
+    if multilabel:
+        counts = np.asarray(labels, dtype=np.float64)
+    else:
+        _, codes = np.unique(labels, return_inverse=True)
+        counts = np.eye(int(codes.max()) + 1 if len(codes) else 0)[codes]
+    counts = np.hstack([counts, np.ones((len(counts), 1))])
+    names, of_row = np.unique(families, return_inverse=True)
+    per_family = np.zeros((len(names), counts.shape[1]))
+    np.add.at(per_family, of_row, counts)
+    rng = np.random.default_rng(task_seed(seed, f"family:{task_name}"))
+    visit = rng.permutation(len(names))
+    visit = visit[np.argsort(-per_family[visit, -1], kind="stable")]
+    total = per_family.sum(axis=0)
+    used = total > 0
+    share = per_family[:, used] / total[used]
+    fold_share = np.zeros((n_folds, share.shape[1]))
+    fold_of = np.empty(len(names), dtype=np.int8)
+    for family in visit:
+        added = fold_share + share[family]
+        s1, s2 = fold_share.sum(axis=0), (fold_share ** 2).sum(axis=0)
+        s1_new = s1 + share[family]
+        s2_new = s2 - fold_share ** 2 + added ** 2
+        cost = np.sqrt(np.maximum(s2_new / n_folds - (s1_new / n_folds) ** 2, 0)).mean(axis=1)
+        best = np.flatnonzero(np.isclose(cost, cost.min(), rtol=0, atol=1e-12))
+        fold = int(best[np.argmin(fold_share[best, -1])])  # argmin: the first of equal minima
+        fold_of[family] = fold
+        fold_share[fold] += share[family]
+    folds = np.empty(len(order), dtype=np.int8)
+    folds[order] = fold_of[of_row]
     return folds
 
 

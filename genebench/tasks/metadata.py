@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -21,6 +21,10 @@ TaskType = Literal["binary", "categorical", "multi-label", "derived binary", "ge
 
 Evaluation = Literal["cv", "train-test"]
 """`cv`: k-fold cross-validation over the stored folds; `train-test`: a fixed published split."""
+
+Folds = Literal["paper", "family"]
+"""Which stored fold assignment a task is scored on: the paper's (`fold`) or family-held-out (`family_fold`)."""
+FOLD_SCHEMES: tuple[str, ...] = Folds.__args__
 
 FoldScheme = Literal["stratified", "cold genes"]
 """How `cv` folds are assigned (see `genebench.tasks.folds`): label-stratified rows, or, for pair tasks, gene
@@ -51,6 +55,12 @@ class TaskSpec(BaseModel):
         default=None, ge=0, le=1, description="Multi-label only: derive a binary task per label this frequent."
     )
     notes: str = ""
+
+    @property
+    def has_family_folds(self) -> bool:
+        """Whether the task has its own family folds: single-gene cv tasks; pair and train-test tasks keep their
+        split under family folds (`family_fold == fold`)."""
+        return self.evaluation == "cv" and len(self.entity_types) == 1
 
     @model_validator(mode="after")
     def _check_fold_scheme(self) -> TaskSpec:
@@ -100,9 +110,27 @@ class TaskMetadata(TaskSpec):
     citation: str
     hgnc_version: str = "unknown"
     symbol_report: dict[str, int] = Field(default_factory=dict)
+    family_unscorable: str | None = Field(
+        default=None, description="Why the task cannot be scored under family folds (e.g. HLA: its genes fall in two "
+        "families, too few for the folds); such a task is skipped under family folds with this reason."
+    )
+    family_report: dict[str, Any] = Field(
+        default_factory=dict, description="Family folds (`genebench.tasks.folds` step 6): n_families, "
+        "largest_family, largest_family_share, positives_per_fold (the fewest over labels per fold for categorical "
+        "and multi-label tasks) and labels_missing_a_fold (labels some fold holds no positive of)."
+    )
+    incomplete: str | None = Field(
+        default=None, description="Why the task's labels are incomplete, with the figures (`genebench.tasks.audit`); "
+        "incomplete tasks are kept out of summaries by default."
+    )
+    incomplete_labels: dict[str, str] = Field(
+        default_factory=dict, description="Multi-label parents: labels without a derived task of their own that "
+        "are incomplete (`genebench.tasks.audit`) -> why, with the figures."
+    )
     controls: dict[str, float] = Field(
-        default_factory=dict, description="Main score of each control baseline on this task (`genebench.controls`), "
-        "read from the data folder's controls; empty when none were computed. Not stored in tasks.parquet."
+        default_factory=dict, description="Main score of each control baseline on this task (`genebench.controls`) "
+        "under the fold scheme the metadata was read for (`BenchmarkData.metadata(name, folds)`), read from the data "
+        "folder's control table; empty when none were computed. Not stored in tasks.parquet."
     )
 
     @property

@@ -9,7 +9,7 @@ import pandas as pd
 from genebench.data import BenchmarkData, open_data
 from genebench.errors import UnknownTaskError
 from genebench.registry import unknown_name_message
-from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, TaskMetadata, format_control
+from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, Folds, TaskMetadata, format_control
 from genebench.tasks.task import Task
 
 DataLike = str | Path | BenchmarkData | None
@@ -60,8 +60,10 @@ def list_tasks(
     type: str | list[str] | None = None,
     include_derived: bool = True,
     data: DataLike = None,
+    folds: Folds = "paper",
 ) -> TaskList:
-    """Tasks matching every given filter; each filter takes one value or a list.
+    """Tasks matching every given filter; each filter takes one value or a list. Their metadata carries the control
+    scores of fold scheme `folds`.
 
     Examples:
         >>> list_tasks(category="localization", type="multi-label").names
@@ -76,7 +78,7 @@ def list_tasks(
     categories = _check("category", category, list(CATEGORIES))
     types = _check("type", type, list(TASK_TYPES))
     return TaskList(
-        meta for meta in opened.tasks()
+        meta for meta in opened.tasks(folds)
         if (families is None or meta.family in families)
         and (categories is None or meta.category in categories)
         and (types is None or meta.type in types)
@@ -84,12 +86,12 @@ def list_tasks(
     )
 
 
-def get_task_metadata(name: str, *, data: DataLike = None) -> TaskMetadata:
-    """One task's metadata (old names resolve with a warning)."""
-    return resolve_data(data).metadata(name)
+def get_task_metadata(name: str, *, data: DataLike = None, folds: Folds = "paper") -> TaskMetadata:
+    """One task's metadata, with the control scores of fold scheme `folds` (old names resolve with a warning)."""
+    return resolve_data(data).metadata(name, folds)
 
 
-def load_task(name: str, *, data: DataLike = None) -> Task:
+def load_task(name: str, *, data: DataLike = None, folds: Folds = "paper") -> Task:
     """Load a task's entities, labels (numpy; multi-hot for multi-label) and folds.
 
     Examples:
@@ -97,7 +99,7 @@ def load_task(name: str, *, data: DataLike = None) -> Task:
         >>> task.entities.shape, task.labels.shape, task.n_splits  # doctest: +SKIP
         ((2757,), (2757,), 5)
     """
-    return resolve_data(data).load_task(name)
+    return resolve_data(data).load_task(name, folds)
 
 
 def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[str] | None:
@@ -115,7 +117,7 @@ def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[st
 
 def _how_to_build(family: str) -> str:
     """How to get a family this data lacks: build it, when genebench has a builder for it."""
-    from dataset_builders import FAMILIES
+    from genebench.builders import FAMILIES
 
     if family in FAMILIES:
         return f"build it with `genebench build --out DIR --family {family}` and pass --data DIR."

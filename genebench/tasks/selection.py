@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from genebench.tasks.metadata import TaskMetadata
+from genebench.tasks.metadata import Folds, TaskMetadata
 
 
 class TaskSelection(BaseModel):
@@ -26,8 +26,9 @@ class TaskSelection(BaseModel):
     type: list[str] | None = None
     no_derived: bool = False
 
-    def select(self, data) -> list[TaskMetadata]:
-        """The metadata of the selected tasks of `data` (a `BenchmarkData`), in registry order.
+    def select(self, data, folds: Folds = "paper") -> list[TaskMetadata]:
+        """The metadata of the selected tasks of `data` (a `BenchmarkData`), in registry order, with the control
+        scores of fold scheme `folds` (so shortcut flags follow the scheme).
 
         Raises:
             UnknownTaskError: a task, family, category or type that does not exist.
@@ -35,8 +36,8 @@ class TaskSelection(BaseModel):
         from genebench.tasks.registry import list_tasks
 
         chosen = list_tasks(family=self.family, category=self.category, type=self.type,
-                            include_derived=not self.no_derived, data=data)
+                            include_derived=not self.no_derived, data=data, folds=folds)
         if self.tasks:
-            wanted = {data.metadata(name).name for name in self.tasks}
+            wanted = {data.metadata(name, folds).name for name in self.tasks}
             chosen = [meta for meta in chosen if meta.name in wanted]
         return list(chosen)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 Target = Literal["binary", "multiclass", "multilabel", "continuous"]
 
 
@@ -34,16 +36,42 @@ class TaskTypeInfo:
         target: the label shape (scikit-learn's target type), which fixes decoding, probe family and metrics.
         main_score: the metric tasks of this type are ranked by (train-test pair tasks use `auc_per_gene`).
         description: one line for docs and `genebench tasks`.
+        unordered_pairs: rows are pairs of genes whose order carries no meaning ((A, B) is (B, A)).
     """
 
     target: Target
     main_score: str
     description: str
+    unordered_pairs: bool = False
 
     @property
     def is_classification(self) -> bool:
         """Whether labels are classes (scored by ROC AUC from probabilities)."""
         return self.target != "continuous"
+
+    @property
+    def is_multiclass(self) -> bool:
+        """Whether each row holds one class among several (scored one-vs-rest, predicted by the most probable)."""
+        return self.target == "multiclass"
+
+    @property
+    def has_columns(self) -> bool:
+        """Whether held-out scores are one column per class or label, shape (n, n_columns); else one per row."""
+        return self.target in ("multiclass", "multilabel")
+
+    def indicators(self, labels: np.ndarray, n_columns: int) -> np.ndarray:
+        """Labels as one column per class or label, shape (n, n_columns): one-hot over `n_columns` classes
+        (multiclass), as they are (multilabel, multi-hot), or the positive class (binary, one column).
+
+        Examples:
+            >>> task_type("categorical").indicators(np.array([0, 2]), 3).astype(int).tolist()
+            [[1, 0, 0], [0, 0, 1]]
+        """
+        if self.target == "multiclass":
+            return labels[:, None] == np.arange(n_columns)[None, :]
+        if self.target == "multilabel":
+            return labels
+        return (labels == 1)[:, None]
 
 
 TASK_TYPE_TABLE: dict[str, TaskTypeInfo] = {
@@ -51,7 +79,8 @@ TASK_TYPE_TABLE: dict[str, TaskTypeInfo] = {
     "categorical": TaskTypeInfo("multiclass", "roc_auc", "several classes, one per gene"),
     "multi-label": TaskTypeInfo("multilabel", "roc_auc", "a set of labels per gene"),
     "derived binary": TaskTypeInfo("binary", "roc_auc", "one label of a multi-label task against the rest"),
-    "gene-pair binary": TaskTypeInfo("binary", "roc_auc", "two classes, one per pair of genes (or gene and partner)"),
+    "gene-pair binary": TaskTypeInfo("binary", "roc_auc", "two classes, one per pair of genes (or gene and partner)",
+                                     unordered_pairs=True),
     "regression": TaskTypeInfo("continuous", "r2", "a number per gene or pair"),
 }
 """Task type -> its `TaskTypeInfo`; its keys are exactly `genebench.tasks.metadata.TASK_TYPES`, in order."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from genebench.atomic import write_atomic
 from genebench.constants import cache_dir as default_cache_dir
+from genebench.constants import check_cache_path
 from genebench.errors import GenebenchError, SourceFormatError
 from genebench.network import host_of, short_url
 
@@ -114,6 +115,7 @@ class HttpClient:
             url = f"{url}?{urllib.parse.urlencode(params)}"
         data = json.dumps(json_body).encode() if json_body is not None else None
         cached = self._cache_path(url, data)
+        check_cache_path(cached, "HTTP cache", "a cached response file")
         if cached.exists():
             return cached.read_bytes()
         body = self._request(url, data, dict(headers or {}))

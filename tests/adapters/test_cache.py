@@ -67,6 +67,31 @@ def test_corrupt_cache_file_warns_and_is_rebuilt(hgnc, tmp_path):
     assert len(CachedEncoder(inner, cache_dir=tmp_path).load().symbols) == 1  # rewritten, readable
 
 
+@pytest.mark.parametrize("in_the_way", ["root", "model folder", "file"])
+def test_a_file_or_folder_in_the_cache_path_is_one_line_before_anything_is_encoded(hgnc, tmp_path, monkeypatch,
+                                                                                   capsys, in_the_way):
+    from genebench.cli import main
+
+    root = tmp_path / "cache"
+    path = cache_path(CountingRandom(hgnc=hgnc).meta, root)
+    blocking = {"root": root, "model folder": path.parent, "file": path}[in_the_way]
+    blocking.parent.mkdir(parents=True, exist_ok=True)
+    blocking.mkdir() if in_the_way == "file" else blocking.write_text("not a folder")
+    monkeypatch.setenv("GENEBENCH_CACHE", str(root))
+    assert main(["run", "--input", "random", "--tasks", "TF vs non-TF", "--out", str(tmp_path / "out")]) == 2
+    if in_the_way == "file":
+        expected = (f"embedding cache '{path}' is a folder, expected the cache's parquet file; move or remove that "
+                    "folder, then rerun.")
+    else:
+        expected = (f"embedding cache '{path}': '{blocking}' is a file, expected a folder; move that file, or set "
+                    "GENEBENCH_CACHE to a folder (the cache's root; default ~/.cache/genebench).")
+    assert capsys.readouterr().err.strip().splitlines() == [f"genebench run: error: {expected}"]
+    inner = CountingRandom(hgnc=hgnc)
+    with pytest.raises(IsADirectoryError if in_the_way == "file" else NotADirectoryError, match="^embedding cache"):
+        CachedEncoder(inner, cache_dir=root).encode(["TP53"])
+    assert inner.calls == []  # nothing encoded that could not be kept
+
+
 def test_cache_key_separates_settings_and_file_loads_as_precomputed(hgnc, tmp_path):
     seed0, seed1 = RandomAdapter(hgnc=hgnc, dim=4, seed=0), RandomAdapter(hgnc=hgnc, dim=4, seed=1)
     assert cache_path(seed0.meta, tmp_path) != cache_path(seed1.meta, tmp_path)

@@ -72,6 +72,17 @@ def test_truncated_body_is_a_format_error_and_not_cached(api, tmp_path):
     assert len(client.sequences(["P04637"])["P04637"]) == 393  # the retry fetched the whole body
 
 
+def test_a_file_in_the_http_cache_path_is_one_line_before_any_request(api, tmp_path):
+    (tmp_path / "ncbi").write_text("not a folder")  # where the client's cache folder should be
+    client = NCBIClient(api.url("ncbi"), cache_dir=tmp_path)
+    with pytest.raises(NotADirectoryError, match=rf"^HTTP cache '{tmp_path}/ncbi/.*': '{tmp_path}/ncbi' is a file, "
+                       r"expected a folder; move that file, or set GENEBENCH_CACHE to a folder"):
+        client.summaries(["7157"])
+    assert api.requests["/ncbi/esummary.fcgi"] == 0, "nothing was fetched that could not be kept"
+    (tmp_path / "ncbi").unlink()
+    assert set(client.summaries(["7157"])) == {"7157"}
+
+
 def test_unreachable_server_names_the_base_url(tmp_path):
     client = NCBIClient("http://127.0.0.1:9", cache_dir=tmp_path, timeout=2)
     with pytest.raises(FetchError, match="no response.*127.0.0.1:9"):

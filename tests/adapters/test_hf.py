@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from genebench.network import NetworkError
-from model_adapters.base import AdapterError, length_batches
+from model_adapters.base import AdapterError, plan_batches
 from model_adapters.hf import HFEncoder, cpu_has_native_bf16, select_dtype, split_chunks
 from model_adapters.hub import check_remote_code, resolve_model
 
@@ -56,9 +56,20 @@ def test_split_chunks_keeps_special_tokens_on_every_piece():
         split_chunks([0, 5, 6, 2], [1, 0, 0, 1], 2)
 
 
-def test_length_batches_sort_longest_first_and_cover_everything():
-    batches = list(length_batches([3, 9, 1, 7, 5], 2))
-    assert [b.tolist() for b in batches] == [[1, 3], [4, 0], [2]]
+def test_the_batching_plan_sorts_longest_first_fills_a_token_budget_and_counts_padding():
+    assert [b.tolist() for b in plan_batches([3, 9, 1, 7, 5], 2).batches] == [[1, 3], [4, 0], [2]]
+    plan = plan_batches([3, 9, 1, 7, 5, 5, 5, 4], max_texts=3, max_tokens=16)
+    # 9 alone (2 x 9 > 16), 7 and 5 (width 7), 5, 5 and 4 (width 5; the cap of 3 texts), then 3 and 1
+    assert [b.tolist() for b in plan.batches] == [[1], [3, 4], [5, 6, 7], [0, 2]]
+    assert (plan.n_tokens, plan.n_computed) == (39, 9 + 14 + 15 + 6)
+    notes: dict = {}
+    plan.note(notes)
+    assert notes == {"n_tokens": 39, "n_padding_tokens": 5, "padding": round(5 / 44, 4)}
+    from model_adapters.cache import _merge_notes
+
+    other: dict = {}
+    plan_batches([10, 10], max_texts=2, max_tokens=100).note(other)  # a second chunk, with no padding
+    assert _merge_notes(notes, other) == {"n_tokens": 59, "n_padding_tokens": 5, "padding": round(5 / 64, 4)}
 
 
 def test_batched_encoding_equals_one_at_a_time(bert_dir):

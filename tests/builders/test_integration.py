@@ -61,3 +61,39 @@ def test_gene2gene_pairs(data):
     assert report["n_conflicting"] == 410  # pairs labelled both interacting and not: dropped
     assert len(task.labels) == 288_365
     assert np.bincount(task.labels).tolist() == [144_740, 143_625]
+
+
+def test_family_folds_hold_out_whole_families_and_rebuild_byte_identical(data, shared_data, tmp_path):
+    import pyarrow.parquet as pq
+
+    from genebench.tasks.families import families_of, gene_families
+
+    families = gene_families(data.hgnc())
+    for name in ("TF vs non-TF", "N1 targets", "Pathways", "Pathways;Immune System"):
+        task = load_task(name, data=data, folds="family")
+        of_gene = families_of(task.entities, families)
+        for family in np.unique(of_gene):
+            assert len(set(task.folds[of_gene == family])) == 1, (name, family)
+        largest = np.unique(of_gene, return_counts=True)[1].max() / len(of_gene)
+        assert task.metadata.family_report["largest_family_share"] == round(largest, 4)
+        assert not task.metadata.family_unscorable
+    tf = load_task("TF vs non-TF", data=data, folds="family")
+    assert tf.metadata.family_report["largest_family"] == "group:28"  # C2H2 zinc fingers
+    assert tf.metadata.family_report["positives_per_fold"] == np.bincount(tf.folds[tf.labels == 1]).tolist()
+    pairs = load_task("Gene2Gene", data=data, folds="family")
+    assert np.array_equal(pairs.folds, load_task("Gene2Gene", data=data).folds)  # pairs keep their split
+    build_data(tmp_path, ["genecorpus", "reactome"], sources_dir=shared_data, controls=False, progress=False)
+    for name in ("genecorpus/fold_0.parquet", "reactome/fold_2.parquet", "genecorpus/tasks.parquet"):
+        again, first = pq.read_table(tmp_path / name), pq.read_table(data.path / name)
+        if "family_fold" in first.column_names:
+            assert again.column("family_fold").equals(first.column("family_fold"))
+        assert (tmp_path / name).read_bytes() == (data.path / name).read_bytes()
+
+
+def test_hla_cannot_be_split_by_family_on_the_real_hgnc_release(data):
+    meta = data.metadata("HLA class I vs class II")
+    assert meta.family_report["n_families"] == 2 and meta.family_report["largest_family_share"] > 0.5
+    assert meta.family_unscorable == (
+        "labels cannot be split by gene family: 44 genes in 2 families (largest group:588 (23 genes), group:591 "
+        "(21 genes)); fold 2 is empty")
+    assert data.metadata("TF vs non-TF").family_unscorable is None

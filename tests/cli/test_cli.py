@@ -103,7 +103,8 @@ def test_run_from_a_config_file_repeats_the_run(capsys, data, tmp_path):
     out = tmp_path / "results"
     code, _, err = run(capsys, "run", "--config", config, "--data", data, "--tasks", "TF vs non-TF", "--out", out)
     assert code == 0, err
-    (result,) = [json.loads(p.read_text()) for p in out.rglob("*.json") if p.name != "model_meta.json"]
+    (result,) = [json.loads(p.read_text()) for p in out.rglob("*.json")  # the paper folds' (family: folds-family/)
+                 if p.name != "model_meta.json" and not p.relative_to(out).parts[0].startswith("folds-")]
     assert result["config"]["probe"] == {"C": 0.5} and result["probe"]["C"] == 0.5
     assert result["config"]["adapter"] == {"seed": 3}
     saved = yaml.safe_load((out / "run_config.yaml").read_text())
@@ -153,7 +154,7 @@ def test_encode_report_and_compare(capsys, data, tmp_path):
     code, out, err = run(capsys, "compare", results / "m1", results / "m2", "--a", "test/random-1", "--b",
                        "test/random-2")
     assert code == 0, err
-    assert "test/random-1 vs test/random-2 over 7 shared tasks" in out and "95% bootstrap CI" in out
+    assert "A = test/random-1, B = test/random-2: 7 shared tasks (paper folds)" in out and "95% bootstrap CI" in out
     code, _, err = run(capsys, "compare", results / "m1", "--a", "test/random-1", "--b", "nope")
     assert code == 2 and "model 'nope' has no scored results here" in err
 

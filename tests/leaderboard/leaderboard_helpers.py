@@ -52,10 +52,13 @@ def result_document(
     n_parameters: int | None,
     seed: int,
     dataset_revision: dict[str, Any] = DATA_REVISION,
+    scheme: str = "paper",
 ) -> dict[str, Any]:
-    """One result as JSON-ready dict, validated through TaskResult, with folds drawn around `level`."""
+    """One result as JSON-ready dict, validated through TaskResult, with folds drawn around `level`; under family
+    folds (`scheme`) with a name control and added over names drawn around `level - 0.75`."""
     name, category, task_type, family, n_entities = task
-    folds = np.clip(np.random.default_rng(seed).normal(level, 0.02, size=5), 0.5, 1.0).tolist()
+    rng = np.random.default_rng(seed)
+    folds = np.clip(rng.normal(level, 0.02, size=5), 0.5, 1.0).tolist()
     document = {
         "genebench_version": "0.1.0",
         "task": {
@@ -73,13 +76,21 @@ def result_document(
         "dataset_revision": dataset_revision,
         "model": {"id": model_id, "revision": "main", "input": adapter, "pooling": "mean",
                   "n_parameters": n_parameters},
-        "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500},
+        "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500, **({"folds": scheme} if scheme != "paper" else {})},
         "coverage": {"n_covered": n_entities, "n_task": n_entities, "fraction": 1.0},
         "scores": {"roc_auc": {"folds": folds, "mean": float(np.mean(folds)), "std": float(np.std(folds))}},
         "main_score": "roc_auc",
         "timing": {"fit_s": 0.5},
         "date": "2025-01-15T10:00:00+00:00",
     }
+    if scheme == "family":
+        added = level - 0.75
+        draws = (added + rng.normal(0, 0.01, size=200)).round(4).tolist()
+        document["task"]["controls"] = {"name": 0.95 if family == "hgnc" else 0.8}
+        document["lift"] = document["scores"]["roc_auc"]["mean"] - document["task"]["controls"]["name"]
+        document["added_over_names"] = {"value": added, "low": float(np.quantile(draws, 0.025)),
+                                        "high": float(np.quantile(draws, 0.975)), "names": 0.8, "combined": 0.8 + added,
+                                        "n_rows": n_entities, "draws": draws}
     return TaskResult.model_validate(document).model_dump(mode="json")
 
 
@@ -93,9 +104,11 @@ def write_model(
     tasks: tuple = TASKS,
     meta: dict[str, Any] | None = None,
     dataset_revision: dict[str, Any] = DATA_REVISION,
+    scheme: str = "paper",
 ) -> Path:
-    """Write a complete `<org__model>/main/` results folder under `root`; return that folder."""
-    folder = root / model_id.replace("/", "__") / "main"
+    """Write a complete `<org__model>/main/` results folder under `root` (family folds: under `root/folds-family/`,
+    where `genebench run` writes them); return that folder."""
+    folder = (root if scheme == "paper" else root / f"folds-{scheme}") / model_id.replace("/", "__") / "main"
     folder.mkdir(parents=True, exist_ok=True)
     for i, task in enumerate(tasks):
         document = result_document(
@@ -106,6 +119,7 @@ def write_model(
             n_parameters=n_parameters,
             seed=zlib.crc32(f"{model_id}|{i}".encode()),
             dataset_revision=dataset_revision,
+            scheme=scheme,
         )
         (folder / task_file_name(task[0])).write_text(json.dumps(document, indent=1))
     meta = {"id": model_id, "revision": "main", "description": f"{model_id} gene embeddings"} if meta is None else meta

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from leaderboard_helpers import MODELS, TASKS, write_model
 
-from genebench.leaderboard import build_site, find_figures, validate_results
+from genebench.leaderboard import build_site, find_figures, leaderboard_data, validate_results
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -23,6 +23,8 @@ ARGS = [
     "--no-first-run",
 ]
 PARTIAL = "tiny-org/two-task-model"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+FAMILY_LEVELS = {MINILM: 0.79, "ctheodoris/Geneformer": 0.77}
 HOSTILE_TASK = ('Sneaky </script><img src=x onerror="window.__pwned=1"> task', "localization", "binary", "hpa", 40)
 
 pytestmark = [
@@ -40,6 +42,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
         write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level,
                     tasks=(*TASKS, HOSTILE_TASK))
     write_model(root, PARTIAL, level=0.97, tasks=TASKS[:2])  # the best mean, on 2 tasks: shown apart, never ranked
+    for model_id, level in FAMILY_LEVELS.items():  # family folds beside the paper folds of two models; none for ESM
+        adapter, n_parameters, _ = MODELS[model_id]
+        write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level,
+                    tasks=(*TASKS, HOSTILE_TASK), scheme="family")
     runs = validate_results(root)
     index = build_site(runs, tmp_path_factory.mktemp("site"), figures=find_figures([root]))
     return index, runs
@@ -58,10 +64,15 @@ def column(page, table: str, col: str) -> list[str]:
     return page.locator(f'{table} tbody td[data-col="{col}"]').all_inner_texts()
 
 
-def overall(runs, model_id: str, category: str | None = None) -> str:
-    run = next(r for r in runs if r.model.id == model_id)
+def overall(runs, model_id: str, category: str | None = None, folds: str = "paper") -> str:
+    """A model's mean ± std AUC over its tasks (each task here is its own vote) as the page prints it."""
+    run = next(r for r in runs if r.model.id == model_id and r.folds == folds)
     means = [r.scores["roc_auc"].mean for r in run.results if category in (None, r.task.category)]
     return f"{np.mean(means):.3f} \u00b1 {np.std(means):.3f}"
+
+
+def signed(value: float) -> str:
+    return f"{value:+.3f}"
 
 
 def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> None:
@@ -82,17 +93,38 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     assert page.locator("#unranked-table td[data-col='rank']").count() == 0
     assert all(cell.endswith(" (1 task)") for cell in column(page, "#summary-table", "cat:protein properties"))
     assert column(page, "#summary-table", "model")[0].startswith("sentence-transformers/all-MiniLM-L6-v2")
-    minilm = "sentence-transformers/all-MiniLM-L6-v2"
+    minilm = MINILM
     assert column(page, "#summary-table", "overall")[0] == overall(runs, minilm)
     headers = page.locator("#summary-table thead th").all_inner_texts()
-    assert headers[2:6] == ["Overall", "Lift", "Tasks", "Coverage"]
-    assert headers[6:11] == [
+    assert headers[2:9] == ["Overall", "Lift", "Family AUC", "Family lift", "Understanding", "Tasks", "Coverage"]
+    assert headers[9:14] == [
         "genomic properties",
         "regulatory functions",
         "localization",
         "biological processes",
         "protein properties",
     ]
+
+    # Family folds beside the paper folds: ranked by understanding (added over names over the tasks whose family-fold
+    # name control stays below 0.9, here all but HLA), with its bootstrap interval; ESM has no family-fold run.
+    assert page.get_attribute('#summary-table th[data-col="understanding"]', "aria-sort") == "descending"
+    family_run = next(r for r in runs if r.model.id == minilm and r.folds == "family")
+    added = [r.added_over_names.value for r in family_run.results if r.task.controls["name"] < 0.9]
+    assert len(added) == len(family_run.results) - 1
+    views = leaderboard_data(runs)["family"][f"{minilm.replace('/', '__')}/main"]["understanding"]
+    low, high = views["||"][1:]
+    assert low < np.mean(added) < high
+    cells = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "understanding")))
+    assert cells[f"{minilm} @main"] == f"{signed(np.mean(added))} [{signed(low)}, {signed(high)}]"
+    assert cells["facebook/esm2_t33_650M_UR50D @main"] == "\u2013"
+    assert column(page, "#summary-table", "family")[0] == overall(runs, minilm, folds="family")
+    lifts = [r.lift for r in family_run.results]
+    assert column(page, "#summary-table", "familyLift")[0] == signed(np.mean(lifts))
+    assert column(page, "#summary-table", "family")[2] == "\u2013"
+    page.click('#summary-table th[data-col="familyLift"]')
+    family_lifts = column(page, "#summary-table", "familyLift")
+    assert family_lifts[2] == "\u2013" and float(family_lifts[0]) > float(family_lifts[1])
+    page.click("#filter-reset")
 
     # Sort by model name (ascending), then by overall (descending first, then ascending).
     page.click('#summary-table th[data-col="model"]')
@@ -113,8 +145,14 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
 
     # Filter by category: aggregates are recomputed over the selected tasks only.
     page.select_option("#filter-category", "regulatory functions")
-    assert page.locator("#summary-table thead th").all_inner_texts()[2:7] == [
-        "Overall", "Lift", "Tasks", "Coverage", "regulatory functions"]
+    assert page.locator("#summary-table thead th").all_inner_texts()[2:10] == [
+        "Overall", "Lift", "Family AUC", "Family lift", "Understanding", "Tasks", "Coverage", "regulatory functions"]
+    # a filtered view shows understanding over its own tasks, with its own interval
+    cells = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "understanding")))
+    mean, low, high = views["regulatory functions||"]
+    assert cells[f"{minilm} @main"] == f"{signed(mean)} [{signed(low)}, {signed(high)}]"
+    assert mean == pytest.approx(np.mean([r.added_over_names.value for r in family_run.results
+                                          if r.task.category == "regulatory functions"]))
     rows = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "overall")))
     assert rows[f"{minilm} @main"] == overall(runs, minilm, "regulatory functions")
     assert page.locator(".task-table").count() == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from leaderboard_helpers import TASKS, task_file_name
+from leaderboard_helpers import TASKS, task_file_name, write_model
 
 from genebench.leaderboard import build_site, find_figures, leaderboard_data, validate_results
 from genebench.leaderboard.site import embed_json, size_bucket
@@ -95,3 +95,34 @@ def test_build_site_writes_page_assets_figures_and_model_files(make_results, tmp
     meta = json.loads((site / "models" / "ctheodoris__Geneformer" / "main" / "model_meta.json").read_text())
     assert meta["id"] == "ctheodoris/Geneformer"
     assert not list(site.rglob("*.tmp")), "atomic writes leave no temporary files"
+
+
+def test_family_folds_sit_beside_the_paper_folds_with_understanding(make_results, tmp_path: Path) -> None:
+    paper = validate_results(make_results(models=("ctheodoris/Geneformer",)))
+    family_root = tmp_path / "family"
+    write_model(family_root, "ctheodoris/Geneformer", adapter="token", level=0.77, scheme="family")
+    family = validate_results(family_root)
+    data = leaderboard_data([*paper, *family])
+    (model,) = data["models"]
+    assert model["folds"] == "paper" and model["family_results_href"].endswith("results-family.json")
+    summary = data["family"][model["key"]]
+    pathways = next(r for r in family[0].results if r.task.name == "Pathways")
+    assert summary["scores"]["Pathways"][:3] == [pathways.scores["roc_auc"].mean, pathways.lift,
+                                                 pathways.added_over_names.value]
+    # understanding leaves out HLA (its name control reaches 0.95); every vote here holds one task
+    kept = [r.added_over_names.value for r in family[0].results if r.task.name != "HLA class I vs class II"]
+    low, high = summary["understanding"]["||"][1:]
+    assert summary["understanding"]["||"][0] == pytest.approx(np.mean(kept)) and low < np.mean(kept) < high
+    # each filter view has its own interval: one category's tasks only, and none left where no task stays
+    regulatory = [r.added_over_names.value for r in family[0].results if r.task.category == "regulatory functions"]
+    view = summary["understanding"]["regulatory functions||"]
+    assert view[0] == pytest.approx(np.mean(regulatory)) and view[1] < view[0] < view[2]
+    assert view[2] - view[1] > high - low  # fewer tasks, a wider interval
+    assert summary["understanding"]["genomic properties|binary|"][0] == pytest.approx(
+        next(r.added_over_names.value for r in family[0].results if r.task.name.startswith("Dosage")))
+    assert summary["understanding"]["protein properties|categorical|"] == [None, None, None]
+    assert next(t for t in data["tasks"] if t["name"] == "HLA class I vs class II")["family_name_control"] == 0.95
+    index = build_site([*paper, *family], tmp_path / "site")
+    folder = index.parent / "models" / "ctheodoris__Geneformer" / "main"
+    assert json.loads((folder / "results-family.json").read_text())[0]["probe"]["folds"] == "family"
+    assert json.loads((folder / "results.json").read_text())[0]["probe"].get("folds", "paper") == "paper"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fake_hub import FakeHub
+from leaderboard_helpers import write_model
 
 from genebench.errors import SubmissionError
 from genebench.leaderboard import download_submissions, submit_runs, validate_results
@@ -58,6 +59,22 @@ def test_merged_submissions_are_read_back_and_duplicates_rejected(make_results, 
     assert len(validate_results(download_submissions(REPO, tmp_path / "hub2", endpoint=fake_hub.url))) == 3
 
 
+def test_family_folds_of_a_merged_model_are_a_new_submission(make_results, fake_hub: FakeHub, tmp_path) -> None:
+    paper = validate_results(make_results(models=("ctheodoris/Geneformer",)))
+    fake_hub.merge(REPO, submit_runs(paper, REPO, endpoint=fake_hub.url).pr_num)
+    family_root = tmp_path / "family"
+    write_model(family_root, "ctheodoris/Geneformer", adapter="token", level=0.77, scheme="family")
+    family = validate_results(family_root)
+    assert [run.folder for run in family] == ["folds-family/ctheodoris__Geneformer/main"]
+    fake_hub.merge(REPO, submit_runs(family, REPO, endpoint=fake_hub.url).pr_num)  # same key, other scheme: accepted
+    merged = validate_results(download_submissions(REPO, tmp_path / "hub", endpoint=fake_hub.url))
+    assert [(run.key, run.folds) for run in merged] == [("ctheodoris__Geneformer/main", "paper"),
+                                                        ("ctheodoris__Geneformer/main", "family")]
+    assert [run.results for run in merged] == [run.results for run in (*paper, *family)]
+    with pytest.raises(SubmissionError, match=r"\['folds-family/ctheodoris__Geneformer/main'\] already on the"):
+        submit_runs(family, REPO, endpoint=fake_hub.url)
+
+
 def test_missing_repo_and_empty_repo(make_results, fake_hub: FakeHub, tmp_path) -> None:
     runs = validate_results(make_results(models=("ctheodoris/Geneformer",)))
     with pytest.raises(SubmissionError, match="'genebench/nope': expected an existing Hub dataset repo"):
@@ -71,6 +88,7 @@ def test_missing_repo_and_empty_repo(make_results, fake_hub: FakeHub, tmp_path) 
     [
         ("results/../main/x.json", 10, r"path component '..': expected a name safe"),
         ("results/org__model/main/deep/x.json", 10, "expected results/<org__model>/<revision>/<task>.json"),
+        ("results/folds-paper/org__model/main/x.json", 10, r"\(family folds: results/folds-family/<org__model>/"),
         ("results/org__model/main/x.json", MAX_FILE_BYTES + 1, f"expected at most {MAX_FILE_BYTES} bytes"),
     ],
 )
@@ -89,5 +107,6 @@ def test_tampered_merged_file_is_rejected_on_read(make_results, fake_hub: FakeHu
     document["scores"]["roc_auc"]["mean"] = 0.999
     files[name] = json.dumps(document).encode()
     fake_hub.create_repo("tampered/results", files)
-    with pytest.raises(SubmissionError, match="TF_vs_non-TF.json: roc_auc mean 0.999 does not match"):
+    with pytest.raises(SubmissionError,
+                       match="TF_vs_non-TF.json: task 'TF vs non-TF': roc_auc mean 0.999 does not match"):
         validate_results(download_submissions("tampered/results", tmp_path / "hub", endpoint=fake_hub.url))

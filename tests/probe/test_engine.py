@@ -6,7 +6,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
 from genebench.embeddings import GeneEmbeddings
-from genebench.probe import ProbeSettings, evaluate_task, evaluate_tasks, restrict_genes
+from genebench.genes import restrict
+from genebench.probe import ProbeSettings, evaluate_task, evaluate_tasks
 
 CPU = ProbeSettings(device="cpu")
 
@@ -57,10 +58,23 @@ def test_scores_repeat_bit_for_bit(world):
     assert first == second
 
 
-def test_missing_genes_are_never_filled(world):
+def _symbols_file(folder, name: str, symbols) -> str:
+    path = folder / name
+    path.write_text("\n".join(map(str, symbols)) + "\n")
+    return str(path)
+
+
+def _kept_rows(embeddings: GeneEmbeddings, kept: list[str]) -> GeneEmbeddings:
+    """The table's rows for the genes `restrict` kept: what encoding those genes gives a precomputed model."""
+    rows = np.isin(embeddings.symbols, kept)
+    return GeneEmbeddings(embeddings.symbols[rows], embeddings.vectors[rows])
+
+
+def test_missing_genes_are_never_filled(world, tmp_path):
     task = world.binary()
-    partial = restrict_genes(world.embeddings, exclude=world.genes[:60])
-    result = evaluate_task(task, partial, CPU)
+    kept = restrict(world.genes.tolist(), exclude_genes=_symbols_file(tmp_path, "out.txt", world.genes[:60]))
+    assert kept == world.genes[60:].tolist()
+    result = evaluate_task(task, _kept_rows(world.embeddings, kept), CPU)
     assert result.coverage.n_covered == 240
     assert result.coverage.n_task == 300
     assert result.coverage.fraction == pytest.approx(0.8)
@@ -70,25 +84,28 @@ def test_missing_genes_are_never_filled(world):
     assert result.scores["roc_auc"].folds != full.scores["roc_auc"].folds
 
 
-def test_restrict_genes_to_a_common_set(world):
-    other = GeneEmbeddings(world.genes[100:], world.embeddings.vectors[100:])
-    common = restrict_genes(world.embeddings, intersect=[other], include=world.genes[:250])
-    assert common.symbols.tolist() == world.genes[100:250].tolist()
+def test_restrict_genes_to_a_common_set(world, tmp_path):
+    other = tmp_path / "other.parquet"
+    GeneEmbeddings(world.genes[100:], world.embeddings.vectors[100:]).save(other)
+    kept = restrict(world.genes.tolist(), include_genes=_symbols_file(tmp_path, "in.txt", world.genes[:250]),
+                    common_with=[str(other)])
+    assert kept == world.genes[100:250].tolist()
 
 
-def test_too_few_covered_genes_is_a_recorded_skip(world):
+def test_too_few_covered_genes_is_a_recorded_skip(world, tmp_path):
     task = world.binary()
-    tiny = restrict_genes(world.embeddings, include=world.genes[:8])
-    result = evaluate_task(task, tiny, CPU)
+    kept = restrict(world.genes.tolist(), include_genes=_symbols_file(tmp_path, "in.txt", world.genes[:8]))
+    result = evaluate_task(task, _kept_rows(world.embeddings, kept), CPU)
     assert result.skipped == "too few covered rows: 8 < min_covered=10"
     assert result.scores == {}
     assert result.coverage.n_covered == 8
 
 
-def test_single_class_is_a_recorded_skip(world):
+def test_single_class_is_a_recorded_skip(world, tmp_path):
     task = world.binary()
     positives = world.genes[:300][task.labels == 1]
-    result = evaluate_task(task, restrict_genes(world.embeddings, include=positives), CPU)
+    kept = restrict(world.genes.tolist(), include_genes=_symbols_file(tmp_path, "in.txt", positives))
+    result = evaluate_task(task, _kept_rows(world.embeddings, kept), CPU)
     assert result.skipped.startswith("single-class training fold: fold 0 trains on class [1] only")
 
 

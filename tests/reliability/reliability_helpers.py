@@ -56,3 +56,8 @@ def result_files(folder: Path) -> list[Path]:
     """The task result files of a results folder."""
     return sorted(p for p in folder.rglob("*.json") if p.name != "model_meta.json")
 
+
+
+def paper_result_files(folder: Path) -> list[Path]:
+    """The paper-fold task result files of a run's folder (other schemes sit in its `folds-<scheme>/` sub-folder)."""
+    return [p for p in result_files(folder) if not p.relative_to(folder).parts[0].startswith("folds-")]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from reliability_helpers import TASK, no_partial_files, result_files
+from reliability_helpers import TASK, no_partial_files, paper_result_files, result_files
 
 from genebench.lock import LOCK_FILE, folder_lock
 
@@ -58,7 +58,8 @@ def test_two_runs_at_once_one_fails_the_other_completes(tmp_path):
     _, first_err = first.communicate(timeout=300)
     assert first.returncode == 0, first_err[-1500:]
     assert second.returncode == 2 and "is in use by another genebench run" in second_err.splitlines()[-1]
-    assert len(result_files(out)) == len(TASKS) and (out / "run_config.yaml").is_file()
+    assert len(paper_result_files(out)) == len(TASKS) and len(result_files(out)) == 2 * len(TASKS)  # both schemes
+    assert (out / "run_config.yaml").is_file()
     assert "lab/other" not in (out / "run_config.yaml").read_text()
     no_partial_files(out)
 
@@ -73,7 +74,7 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     _, err = run.communicate(timeout=300)
     assert run.returncode == 0, err[-800:]
     assert f"removing a stale lock left by process {int(dead.stdout)}, which no longer runs" in err
-    assert len(result_files(out)) == 1 and not (out / LOCK_FILE).exists()
+    assert len(paper_result_files(out)) == 1 and len(result_files(out)) == 2 and not (out / LOCK_FILE).exists()
 
 
 def test_two_encoders_of_one_model_share_a_cache(tmp_path):

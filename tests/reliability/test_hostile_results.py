@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from reliability_helpers import TASK, fails, no_partial_files, result_files, snapshot
+from reliability_helpers import TASK, fails, no_partial_files, paper_result_files, result_files, snapshot
 
 
 def _edit_scores(folder: Path, value: float) -> None:
@@ -70,15 +70,17 @@ def test_a_leaderboard_site_inside_the_results_does_not_break_the_next_report(cl
 
 def test_runs_with_other_probe_settings_are_never_mixed(cli, tmp_path):
     out = tmp_path / "results"
-    assert cli("run", "--input", "random", "--tasks", TASK, "N1 targets", "--out", out, "--C", "0.01").code == 0
+    assert cli("run", "--input", "random", "--tasks", TASK, "N1 targets", "--out", out, "--C", "0.01",
+               "--folds", "paper").code == 0
     before = snapshot(out)
-    outcome = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100")
+    outcome = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100", "--folds", "paper")
     fails(outcome, "run", "holds 2 results of genebench/random-256 from another run", "probe C 100.0 vs 0.01",
           "--overwrite always")
     assert snapshot(out) == before
-    replaced = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100", "--overwrite", "always")
+    replaced = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100", "--overwrite", "always",
+                   "--folds", "paper")
     assert replaced.code == 0
-    assert [json.loads(p.read_text())["probe"]["C"] for p in result_files(out)] == [100.0]
+    assert [json.loads(p.read_text())["probe"]["C"] for p in paper_result_files(out)] == [100.0]
     no_partial_files(out)
 
 
@@ -114,14 +116,14 @@ def test_another_model_into_the_folder_is_refused(cli, results_copy):
 
 
 def test_report_names_the_tasks_it_leaves_out(cli, results_copy, tmp_path):
-    first = result_files(results_copy)[0]
+    first = paper_result_files(results_copy)[0]
     document = json.loads(first.read_text())
-    document.update(scores={}, skipped="too few covered genes")
+    document.update(scores={}, skipped="too few covered genes", lift=None)  # a skipped task has no lift
     first.write_text(json.dumps(document))
     outcome = cli("report", results_copy, "--out", tmp_path / "report")
     assert outcome.code == 0, outcome.err[-1000:]
     assert "1 task has no score and are left out of the tables" in outcome.out
-    assert f"'{document['task']['name']}' (too few covered genes)" in outcome.out
+    assert f"'{document['task']['name']}' (paper folds): too few covered genes" in outcome.out
 
 
 def test_a_truncated_result_is_named(cli, results_copy, tmp_path):
@@ -134,13 +136,13 @@ def test_a_truncated_result_is_named(cli, results_copy, tmp_path):
 def test_a_run_with_another_probe_scale_is_refused_then_recomputed(cli, tmp_path):
     out = tmp_path / "results"
     assert cli("run", "--input", "random", "--tasks", TASK, "--out", out).code == 0
-    assert [json.loads(p.read_text())["probe"]["scale"] for p in result_files(out)] == ["none"]  # the paper's
+    assert [json.loads(p.read_text())["probe"]["scale"] for p in paper_result_files(out)] == ["none"]  # the paper's
     before = snapshot(out)
     fails(cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--scale", "standard"), "run",
           "probe scale standard vs none", "--overwrite always")
     assert snapshot(out) == before
     replaced = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--scale", "standard", "--overwrite",
-                   "always")
+                   "always", "--folds", "paper")
     assert replaced.code == 0
-    assert [json.loads(p.read_text())["probe"]["scale"] for p in result_files(out)] == ["standard"]
+    assert [json.loads(p.read_text())["probe"]["scale"] for p in paper_result_files(out)] == ["standard"]
     no_partial_files(out)

@@ -6,7 +6,9 @@
   var FILTERS = ["category", "type", "modality", "size"];
   var state = {
     category: "", type: "", modality: "", size: "", flagged: false,
-    summarySort: { col: "rank", desc: false }, unrankedSort: { col: "overall", desc: true }, taskSort: {}
+    summarySort: data.models.some(function (m) { return data.family[m.key]; }) ? { col: "understanding", desc: true }
+      : { col: "rank", desc: false },
+    unrankedSort: { col: "overall", desc: true }, taskSort: {}
   };
 
   function el(tag, attrs, text) {
@@ -33,10 +35,17 @@
     return { mean: mean, std: Math.sqrt(variance), n: values.length };
   }
 
+  function fmtAdded(value, interval) {
+    if (value === null || value === undefined) { return "\u2013"; }
+    var text = fmtLift(value);
+    return interval ? text + " [" + fmtLift(interval[1]) + ", " + fmtLift(interval[2]) + "]" : text;
+  }
+
+  // Incomplete tasks stay out of every mean, as in `genebench report`.
   function selectedTasks() {
     return data.tasks.filter(function (t) {
-      return (!state.category || t.category === state.category) && (!state.type || t.type === state.type) &&
-        !(state.flagged && t.shortcut);
+      return !t.incomplete && (!state.category || t.category === state.category) &&
+        (!state.type || t.type === state.type) && !(state.flagged && t.shortcut);
     });
   }
 
@@ -46,17 +55,43 @@
     });
   }
 
+  // A multi-label parent and its derived labels share one vote: their scores are averaged first, then the votes
+  // (genebench.results.summarised_rows). n counts votes, tasks the scored tasks.
+  function voteMean(scores, tasks, index) {
+    var votes = {}, order = [], n = 0;
+    tasks.forEach(function (t) {
+      var s = scores[t.name];
+      if (!s || s[index] === null || s[index] === undefined) { return; }
+      var vote = t.parent || t.name;
+      if (!votes[vote]) { votes[vote] = []; order.push(vote); }
+      votes[vote].push(s[index]);
+      n += 1;
+    });
+    var summary = meanStd(order.map(function (v) { return meanStd(votes[v]).mean; }));
+    if (summary) { summary.tasks = n; }
+    return summary;
+  }
+
   function aggregate(model, tasks) {
-    var scores = data.scores[model.key] || {};
-    return meanStd(tasks.map(function (t) { return scores[t.name]; }).filter(Boolean).map(function (s) { return s[0]; }));
+    return voteMean(data.scores[model.key] || {}, tasks, 0);
   }
 
   function meanLift(model, tasks) {
-    var scores = data.scores[model.key] || {};
-    var lifts = tasks.map(function (t) { return scores[t.name]; })
-      .filter(function (s) { return s && s[2] !== null && s[2] !== undefined; }).map(function (s) { return s[2]; });
-    var summary = meanStd(lifts);
+    var summary = voteMean(data.scores[model.key] || {}, tasks, 2);
     return summary && summary.mean;
+  }
+
+  function familyScores(model) {
+    return (data.family[model.key] || {}).scores || {};
+  }
+
+  // Understanding: added over names over the tasks whose name control stays below the shortcut line under family
+  // folds, with its interval (a bootstrap over genes), computed for every view of the filters (site.py
+  // understanding_views); [mean, low, high] or null.
+  function understanding(model) {
+    var views = (data.family[model.key] || {}).understanding || {};
+    var view = views[state.category + "|" + state.type + "|" + (state.flagged ? "1" : "")];
+    return view && view[0] !== null ? view : null;
   }
 
   function compare(a, b, desc) {
@@ -87,13 +122,16 @@
 
   function tasksCell(row, tasks) {
     var filtered = tasks.length !== data.tasks.length;
-    return (row.overall ? row.overall.n : 0) + " of " + (filtered ? tasks.length : row.model.n_expected);
+    return (row.overall ? row.overall.tasks : 0) + " of " + (filtered ? tasks.length : row.model.n_expected);
   }
 
   function fillSummary(tableId, sort, tasks, models, ranked) {
     var categories = data.categories.filter(function (c) { return tasks.some(function (t) { return t.category === c; }); });
     var rows = models.map(function (m) {
-      var row = { model: m, overall: aggregate(m, tasks), lift: meanLift(m, tasks), byCategory: {} };
+      var family = familyScores(m);
+      var row = { model: m, overall: aggregate(m, tasks), lift: meanLift(m, tasks), byCategory: {},
+                  familyAuc: voteMean(family, tasks, 0), familyLift: (voteMean(family, tasks, 1) || {}).mean,
+                  understanding: understanding(m) };
       categories.forEach(function (c) {
         row.byCategory[c] = aggregate(m, tasks.filter(function (t) { return t.category === c; }));
       });
@@ -108,7 +146,10 @@
       if (sort.col === "size") { return row.model.n_parameters; }
       if (sort.col === "overall") { return row.overall && row.overall.mean; }
       if (sort.col === "lift") { return row.lift; }
-      if (sort.col === "tasks") { return row.overall ? row.overall.n : 0; }
+      if (sort.col === "family") { return row.familyAuc && row.familyAuc.mean; }
+      if (sort.col === "familyLift") { return row.familyLift; }
+      if (sort.col === "understanding") { return row.understanding && row.understanding[0]; }
+      if (sort.col === "tasks") { return row.overall ? row.overall.tasks : 0; }
       if (sort.col === "coverage") { return row.model.coverage; }
       var cell = row.byCategory[sort.col.slice(4)];
       return cell && cell.mean;
@@ -123,6 +164,9 @@
     sortableHeader(head, "model", "Model", sort, onSort);
     sortableHeader(head, "overall", "Overall", sort, onSort);
     sortableHeader(head, "lift", "Lift", sort, onSort);
+    sortableHeader(head, "family", "Family AUC", sort, onSort);
+    sortableHeader(head, "familyLift", "Family lift", sort, onSort);
+    sortableHeader(head, "understanding", "Understanding", sort, onSort);
     sortableHeader(head, "tasks", "Tasks", sort, onSort);
     sortableHeader(head, "coverage", "Coverage", sort, onSort);
     categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
@@ -141,6 +185,10 @@
       name.appendChild(el("span", { class: "muted revision", title: m.revision }, " @" + m.revision.slice(0, 12)));
       tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
       tr.appendChild(el("td", { "data-col": "lift" }, fmtLift(row.lift)));
+      tr.appendChild(el("td", { "data-col": "family" }, fmt(row.familyAuc)));
+      tr.appendChild(el("td", { "data-col": "familyLift" }, fmtLift(row.familyLift)));
+      tr.appendChild(el("td", { "data-col": "understanding" },
+        row.understanding ? fmtAdded(row.understanding[0], row.understanding) : "\u2013"));
       tr.appendChild(el("td", { "data-col": "tasks" }, tasksCell(row, tasks)));
       tr.appendChild(el("td", { "data-col": "coverage" }, (100 * m.coverage).toFixed(1) + "%"));
       categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
@@ -200,9 +248,13 @@
         tr.appendChild(el("td", { "data-col": "type" }, t.type));
         tr.appendChild(el("td", { "data-col": "genes" }, t.n_entities));
         models.forEach(function (m) {
-          var score = (data.scores[m.key] || {})[t.name];
-          tr.appendChild(el("td", { "data-col": "model:" + m.key },
-            score ? fmt({ mean: score[0], std: score[1] }) + " (" + fmtLift(score[2]) + ")" : "\u2013"));
+          var score = (data.scores[m.key] || {})[t.name], family = familyScores(m)[t.name];
+          var text = score ? fmt({ mean: score[0], std: score[1] }) + " (" + fmtLift(score[2]) + ")" : "\u2013";
+          if (family) {
+            text += "; family " + family[0].toFixed(3) + " (" + fmtLift(family[1]) + "), added " +
+              fmtAdded(family[2], family[2] === null ? null : family);
+          }
+          tr.appendChild(el("td", { "data-col": "model:" + m.key }, text));
         });
       });
     });

@@ -1,0 +1,347 @@
+"""What a model adds over a gene's name: the "added over names" score, with a bootstrap over genes.
+
+Under family folds, the name control's held-out logit for each row (`BenchmarkData.control_predictions`) is held
+fixed as an offset, and a two-parameter logistic fit, ``logit P(y) = name logit + a + b * logit(model score)``,
+learns inside the same folds how much weight the model's held-out score deserves beside it. The score is the AUC
+of that stacked prediction minus the AUC of the name logit alone, per fold on the same rows, averaged like the
+main score (per label weighted by positives, then over folds). A model that only re-reads the name gets b near 0
+and scores about 0; it cannot take AUC off the names, as one L2 probe over [name features, model vectors] does
+when the vectors are wide (the README's "What a score means" measures both).
+
+Uncertainty is a Poisson(1) bootstrap over genes: gene g's weight in draw b is a fixed function of (symbol, b,
+seed), so draws pair across tasks and models and a mean over tasks has a CI from the per-draw means
+(`mean_with_ci`). Each draw is the first-order (influence-function) expansion of the weighted AUC difference in
+the weights, which makes 200 draws one matrix product per task; `tests/test_added.py` pins it against the exact
+weighted AUC.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from genebench.tasks.task import Task
+from genebench.tasks.types import task_type
+
+N_BOOT = 200
+"""Bootstrap draws per task by default."""
+_CLIP = 1e-7
+_POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, k + 1, dtype=float)) for k in range(20)])
+
+
+class AddedOverNames(BaseModel):
+    """Added over names on one task: the stacked AUC minus the name control's, and its bootstrap.
+
+    Attributes:
+        value: combined minus names; None when `skipped`.
+        low, high: the 95% percentile interval of `draws`.
+        names, combined: the two AUCs, on the rows both the model and the name control scored.
+        n_rows: those rows.
+        n_boot, seed: the bootstrap; draws of equal (n_boot, seed) pair by gene across tasks and models.
+        draws: `value` under each draw's gene weights, rounded to 1e-4.
+        skipped: why it could not be computed.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    names: float | None = None
+    combined: float | None = None
+    n_rows: int = 0
+    n_boot: int = N_BOOT
+    seed: int = 0
+    draws: list[float] = Field(default_factory=list)
+    skipped: str | None = None
+
+
+def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, name_scores: np.ndarray, *,
+                     n_boot: int = N_BOOT, seed: int = 0) -> AddedOverNames:
+    """Added over names on `task` under the folds it carries (family folds, as the pipeline loads it).
+
+    Args:
+        task: the task, its `folds` the scheme scored.
+        rows: shape (n_covered,), the task rows the model scored.
+        model_scores: the model's held-out probabilities on `rows`: shape (n_covered,) (binary types) or
+            (n_covered, n_columns) (multi-label, categorical).
+        name_scores: the name control's held-out logits (log-probabilities for categorical) on every task row:
+            shape (n_rows,) or (n_rows, n_columns); NaN where it could not score a row.
+        n_boot: bootstrap draws.
+        seed: the bootstrap's seed.
+
+    Returns:
+        The record; `skipped` says why when the task has no AUC (regression), no held-out fold for every row
+        (train-test) or no scorable fold.
+
+    Examples:
+        >>> from genebench.tasks.metadata import TaskMetadata
+        >>> meta = TaskMetadata(name="t", category="localization", type="binary", family="f", source_url="u",
+        ...                     source_version="1", license="l", citation="c")
+        >>> y = np.tile([0, 1], 20)
+        >>> task = Task(meta, np.array([f"G{i}" for i in range(40)]), y, np.arange(40) // 10)
+        >>> names = np.where(y == 1, 0.5, -0.5) + np.linspace(-1, 1, 40)
+        >>> added_over_names(task, np.arange(40), np.full(40, 0.5), names, n_boot=20).value
+        0.0
+    """
+    info = task_type(task.metadata.type)
+    base = {"n_boot": n_boot, "seed": seed}
+    folds = np.asarray(task.folds)[rows]
+    if not info.is_classification:
+        return AddedOverNames(**base, skipped="a regression task has no AUC to add to")
+    if (folds < 0).any():
+        return AddedOverNames(**base, skipped="train-test split: training rows have no held-out scores to fit on")
+    names = np.asarray(name_scores, dtype=np.float64).reshape(len(task.folds), -1)[rows]
+    y = _label_columns(np.asarray(task.labels)[rows], info.target, names.shape[1])
+    if info.target == "multiclass":
+        names = _logit_from_log_probability(names)
+    x = _logit(np.asarray(model_scores, dtype=np.float64).reshape(len(rows), -1)[:, : names.shape[1]])
+    keep = np.isfinite(names).all(axis=1) & np.isfinite(x).all(axis=1)
+    y, names, x, folds, rows = y[keep], names[keep], x[keep], folds[keep], np.asarray(rows)[keep]
+    combined = _stacked(y, names, x, folds)
+    name_auc, name_psi = auc_with_influence(y, names, folds)
+    both_auc, both_psi = auc_with_influence(y, combined, folds)
+    if not (np.isfinite(name_auc) and np.isfinite(both_auc)):
+        return AddedOverNames(**base, n_rows=int(keep.sum()), skipped="no fold has both classes on the scored rows")
+    value = both_auc - name_auc
+    units = np.asarray(task.entities)[rows]
+    draws = value + bootstrap_shifts(units[:, 0] if units.ndim == 2 else units, both_psi - name_psi, n_boot, seed)
+    low, high = np.quantile(draws, [0.025, 0.975])
+    return AddedOverNames(**base, value=round(value, 6), low=round(float(low), 6), high=round(float(high), 6),
+                          names=round(name_auc, 6), combined=round(both_auc, 6), n_rows=int(keep.sum()),
+                          draws=np.round(draws, 4).tolist())
+
+
+def mean_with_ci(values: np.ndarray, draws: np.ndarray, groups: np.ndarray | None = None) -> tuple[float, float, float]:
+    """The mean over tasks of added over names and its 95% percentile interval from the per-draw means: draws pair by
+    gene, so genes shared by tasks move together. With `groups`, tasks of a group are averaged first, then groups.
+
+    Args:
+        values: shape (n_tasks,), each task's value.
+        draws: shape (n_tasks, n_boot), each task's bootstrap draws (one (n_boot, seed) for all).
+        groups: shape (n_tasks,), a group label per task (default: each task its own).
+
+    Returns:
+        (mean, low, high); NaNs when there is no task.
+
+    Examples:
+        >>> mean_with_ci(np.array([0.1, 0.3]), np.array([[0.0, 0.2], [0.2, 0.4]]))
+        (0.2, 0.105, 0.295)
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not len(values):
+        return float("nan"), float("nan"), float("nan")
+    draws = np.asarray(draws, dtype=np.float64).reshape(len(values), -1)
+    codes = pd.factorize(np.asarray(groups if groups is not None else np.arange(len(values))))[0]
+    share = 1.0 / np.bincount(codes)[codes] / (codes.max() + 1)  # each task's weight in the mean over groups
+    low, high = np.quantile(share @ draws, [0.025, 0.975])
+    return round(float(share @ values), 12), round(float(low), 12), round(float(high), 12)
+
+
+def _label_columns(labels: np.ndarray, target: str, n_columns: int) -> np.ndarray:
+    """0/1 labels, shape (n, n_columns): one column (binary), one per label, or one per class."""
+    if target == "multiclass":
+        return labels[:, None] == np.arange(n_columns)[None, :]
+    return (labels == 1)[:, None] if target == "binary" else labels.astype(bool)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, _CLIP, 1 - _CLIP)
+    return np.log(p) - np.log1p(-p)
+
+
+def _logit_from_log_probability(log_p: np.ndarray) -> np.ndarray:
+    """One-vs-rest logits from log-probabilities."""
+    log_p = np.minimum(log_p, np.log1p(-_CLIP))
+    return log_p - np.log1p(-np.exp(log_p))
+
+
+def _stacked(y: np.ndarray, offset: np.ndarray, x: np.ndarray, folds: np.ndarray, *, n_iter: int = 25) -> np.ndarray:
+    """Per column, ``offset + b_k * x``: b_k the slope of ``logit P(y) = offset + a + b x`` (L2 0.5 b^2, as the probe's
+    C=1) fitted without fold k's rows, predicted on them. One Newton fit on every row, then one Newton step per fold
+    that takes its rows out (the fold's share of the gradient and Hessian), all columns at once.
+
+    Shapes: (n, n_columns) for y, offset, x; (n,) for folds.
+    """
+    by_fold = np.argsort(folds, kind="stable")
+    folds = folds[by_fold]
+    y, offset, x = (np.asarray(v[by_fold], dtype=np.float32) for v in (y, offset, x))
+    a, b = np.zeros(y.shape[1]), np.zeros(y.shape[1])
+    for _ in range(n_iter):
+        step_a, step_b = _solve(_newton_sums(y, offset, x, a, b)[None])
+        a, b = a + step_a[0], b + step_b[0]
+        if np.all(np.abs(step_b) <= 1e-4 * (1.0 + np.abs(b))):  # the slope sets the ranking; a only helps fit it
+            break
+    starts = np.flatnonzero(np.r_[True, folds[1:] != folds[:-1]])
+    per_fold = _newton_sums(y, offset, x, a, b, starts)
+    _, step_b = _solve(per_fold.sum(axis=0)[None] - per_fold)  # each fold's rows left out: (n_folds, n_columns)
+    fold_of_row = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(folds)]))
+    stacked = np.empty(offset.shape)
+    stacked[by_fold] = offset + (b + step_b).astype(np.float32)[fold_of_row] * x
+    return stacked
+
+
+def _newton_sums(y: np.ndarray, offset: np.ndarray, x: np.ndarray, a: np.ndarray, b: np.ndarray,
+                 starts: np.ndarray | None = None) -> np.ndarray:
+    """Gradient (g_a, g_b) and Hessian (h_aa, h_ab, h_bb) of the penalised log-likelihood per column: over all rows,
+    shape (5, n_columns), or per block of rows beginning at `starts` (the L2 term shared out), (n_blocks, 5,
+    n_columns). Float32 arrays in, float64 sums out."""
+    p = np.multiply(x, b.astype(np.float32))
+    p += offset
+    p += a.astype(np.float32)
+    np.clip(p, -80.0, 80.0, out=p)  # exp stays finite in float32
+    np.negative(p, out=p)
+    np.exp(p, out=p)
+    p += 1.0
+    np.reciprocal(p, out=p)
+    w = p * (1.0 - p)
+    r = np.subtract(y, p, out=p)
+    wx = w * x
+    parts = (r, r * x, w, wx, wx * x)
+    if starts is None:
+        sums = np.stack([part.sum(axis=0, dtype=np.float64) for part in parts])
+        return sums + np.stack([0 * b, -b, 0 * b, 0 * b, 1 + 0 * b])
+    sums = np.stack([np.add.reduceat(part, starts, axis=0, dtype=np.float64) for part in parts], axis=1)
+    sums[:, 1] -= b / len(starts)
+    sums[:, 4] += 1.0 / len(starts)
+    return sums
+
+
+def _solve(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Newton step of each 2x2 system in `sums` (..., 5, n_columns)."""
+    g_a, g_b, h_aa, h_ab, h_bb = (sums[..., i, :] for i in range(5))
+    det = h_aa * h_bb - h_ab * h_ab
+    det = np.where(det > 1e-12, det, np.inf)
+    return (h_bb * g_a - h_ab * g_b) / det, (h_aa * g_b - h_ab * g_a) / det
+
+
+def auc_with_influence(y: np.ndarray, scores: np.ndarray, folds: np.ndarray) -> tuple[float, np.ndarray]:
+    """The main-score AUC (per fold: per column, weighted by positives; then the mean over folds) and each row's
+    influence on it: the first-order change of the AUC when a row's weight grows by 1 (DeLong's placements).
+
+    Args:
+        y: shape (n, n_columns), 0/1.
+        scores: shape (n, n_columns).
+        folds: shape (n,), fold of each row (>= 0).
+
+    Returns:
+        (auc, influence of shape (n,)); NaN and zeros when no fold has a column with both classes.
+    """
+    y = np.asarray(y, dtype=bool)
+    influence = np.zeros(len(y))
+    fold_aucs = []
+    for k in np.unique(folds):
+        at = np.flatnonzero(folds == k)
+        auc, psi = _fold_auc(y[at], scores[at])
+        if np.isfinite(auc):
+            fold_aucs.append(auc)
+            influence[at] = psi
+    if not fold_aucs:
+        return float("nan"), influence
+    return float(np.mean(fold_aucs)), influence / len(fold_aucs)
+
+
+def _fold_auc(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray]:
+    """One fold's positive-weighted AUC over its columns with both classes, and each row's influence, from one sort
+    per column. A row's placement is the share of the other class ranked below it (ties count half); rows of one
+    class in one tie share it, so everything is computed per tie group."""
+    n = len(y)
+    positives = y.sum(axis=0).astype(np.float64)
+    negatives = n - positives
+    defined = (positives > 0) & (negatives > 0)
+    if not defined.any():
+        return float("nan"), np.zeros(n)
+    y, scores = np.ascontiguousarray(y[:, defined].T), np.ascontiguousarray(scores[:, defined].T, dtype=np.float32)
+    positives, negatives = positives[defined], negatives[defined]
+    order = np.argsort(scores, axis=1)
+    ordered = np.take_along_axis(scores, order, axis=1).ravel()
+    is_positive = np.take_along_axis(y, order, axis=1).ravel()
+    starts = np.ones(ordered.size, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    starts[::n] = True  # a tie never spans two columns
+    group = np.cumsum(starts) - 1
+    first = np.flatnonzero(starts)
+    pos_in = np.bincount(group, weights=is_positive)
+    neg_in = np.diff(np.r_[first, ordered.size]) - pos_in
+    column = first // n  # of each group
+    pos_below, neg_below = np.cumsum(pos_in) - pos_in, np.cumsum(neg_in) - neg_in
+    base = np.searchsorted(column, np.arange(len(y)))  # each column's first group
+    pos_below -= pos_below[base][column]
+    neg_below -= neg_below[base][column]
+    below_positive = neg_below + 0.5 * neg_in  # a positive's negatives below it, per group
+    below_negative = pos_below + 0.5 * pos_in
+    n_pos, n_neg = positives[column], negatives[column]
+    auc = np.bincount(column, weights=pos_in * below_positive, minlength=len(y)) / (positives * negatives)
+    weight = positives / positives.sum()
+    psi_positive = (below_positive / n_neg - auc[column]) / n_pos * weight[column]
+    psi_negative = (1.0 - below_negative / n_pos - auc[column]) / n_neg * weight[column]
+    psi = np.where(is_positive, psi_positive[group], psi_negative[group])
+    return float(auc @ weight), np.bincount(order.ravel(), weights=psi, minlength=n)
+
+
+class _WeightTable:
+    """Each gene's Poisson(1) weight in every draw, shape (n_genes, n_boot), computed once per process for each
+    (n_boot, seed) and gene."""
+
+    def __init__(self, n_boot: int, seed: int) -> None:
+        self.salts = _splitmix64(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.arange(n_boot, dtype=np.uint64))
+        self.index = pd.Index([], dtype=object)
+        self.weights = np.empty((0, n_boot), dtype=np.float32)
+        self.lock = threading.Lock()
+
+    def rows(self, genes: np.ndarray) -> np.ndarray:
+        """Row of each of `genes` (distinct) in `weights`, adding new genes."""
+        with self.lock:
+            new = genes[self.index.get_indexer(genes) < 0]
+            if len(new):
+                keys = np.array([int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little")
+                                 for g in new.tolist()], dtype=np.uint64)
+                uniform = (_splitmix64(keys[:, None] ^ self.salts[None, :]) >> np.uint64(11)) * 2.0**-53
+                fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float32)
+                self.index = self.index.append(pd.Index(new, dtype=object))
+                self.weights = np.concatenate([self.weights, fresh])
+            return self.index.get_indexer(genes)
+
+
+_TABLES: dict[tuple[int, int], _WeightTable] = {}
+
+
+def gene_weights(genes: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Poisson(1) weight of each gene in each draw, shape (n_boot, n): a function of (gene, draw, seed) only, so a
+    gene weighs the same in every task and model.
+
+    Examples:
+        >>> w = gene_weights(np.array(["TP53", "BRCA1", "TP53"]), 4, 0)
+        >>> w.shape, bool((w[:, 0] == w[:, 2]).all())
+        ((4, 3), True)
+    """
+    table, rows = _table_rows(genes, n_boot, seed)
+    return table.weights[rows].T
+
+
+def bootstrap_shifts(genes: np.ndarray, influence: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Each draw's first-order change of a statistic whose per-row influence is `influence`: the sum over rows of
+    the row's gene weight times its influence (rows of one gene move together). Shape (n_boot,)."""
+    table, rows = _table_rows(genes, n_boot, seed)
+    per_gene = np.bincount(rows, weights=influence, minlength=len(table.weights))
+    return per_gene.astype(np.float32) @ table.weights
+
+
+def _table_rows(genes: np.ndarray, n_boot: int, seed: int) -> tuple[_WeightTable, np.ndarray]:
+    """The weight table of (n_boot, seed) and the row of each of `genes` in it."""
+    codes, distinct = pd.factorize(np.asarray(genes, dtype=object))
+    table = _TABLES.setdefault((n_boot, seed), _WeightTable(n_boot, seed))
+    return table, table.rows(np.asarray(distinct, dtype=object))[codes]
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser: a bijective mix of 64-bit integers into well-spread ones."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(z, dtype=np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))

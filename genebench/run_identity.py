@@ -1,0 +1,60 @@
+"""What makes results one run: the model, its revision, the vectors, the probe settings and the data revision.
+
+A run builds its `RunIdentity` once, from its model record before anything is encoded; a result file carries the
+same record (`RunIdentity.of_result`). Results of two identities are never kept, resumed or summarised together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from genebench.comparability import revision_id
+
+if TYPE_CHECKING:
+    from genebench.model_info import ModelInfo
+    from genebench.results import TaskResult
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """One run's identity.
+
+    Attributes:
+        model: the id results are filed under ('org/name').
+        revision: the model's revision (a commit, or a table's sha256 prefix).
+        vectors: the cache key of the model's record (adapter, input and settings: which vectors).
+        probe: the probe settings (`ProbeSettings.to_dict()`, the fold scheme included).
+        data: the data revision's id (`genebench.comparability.revision_id`).
+    """
+
+    model: str
+    revision: str
+    vectors: str
+    probe: Mapping[str, Any]
+    data: str
+
+    @classmethod
+    def of_run(cls, model: ModelInfo, probe: Mapping[str, Any], dataset_revision: Mapping[str, Any]) -> RunIdentity:
+        """The identity of a run of `model` (its keyed record under the run's name, as results carry it) with these
+        probe settings and data."""
+        return cls(model=model.id, revision=model.revision, vectors=model.cache_key, probe=dict(probe),
+                   data=revision_id(dataset_revision))
+
+    @classmethod
+    def of_result(cls, result: TaskResult) -> RunIdentity:
+        """The identity of the run a result came from."""
+        return cls(model=result.model.id, revision=result.model.revision, vectors=result.model.cache_key,
+                   probe=dict(result.probe), data=revision_id(result.dataset_revision))
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain dict of the fields (what `TaskResult.run_identity` gives)."""
+        return asdict(self)
+
+    @property
+    def run_id(self) -> str:
+        """A short hash of the identity."""
+        return hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True, default=str).encode()).hexdigest()[:12]

@@ -1,0 +1,133 @@
+"""One set of result checks, inside the result record: every reader (report, compare, submit, the leaderboard)
+refuses the same edited or impossible result in one line, and leaves the folder as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from reliability_helpers import fails, paper_result_files, snapshot
+
+READERS = {
+    "report": (("report", "{results}", "--out", "{tmp}/report"), "report"),
+    "compare": (("compare", "{results}", "--a", "genebench/random-256", "--b", "other/model"), "compare"),
+    "submit": (("submit", "{results}", "--repo", "org/results", "--dry-run", "--allow-unverified-task-set"),
+               "submit"),
+    "leaderboard": (("leaderboard", "build", "{results}", "--out", "{tmp}/site"), "leaderboard"),
+}
+
+
+def _edit(path: Path, change) -> None:
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(json.dumps(document))
+
+
+def _refused_everywhere(cli, results: Path, tmp_path: Path, reader: str, *fragments: str) -> None:
+    before = snapshot(results)
+    args, name = READERS[reader]
+    fails(cli(*[a.format(results=results, tmp=tmp_path) for a in args]), name, *fragments)
+    assert snapshot(results) == before
+    assert not (tmp_path / "site" / "index.html").exists() and not (tmp_path / "report" / "report.html").exists()
+
+
+def _mean_off_its_folds(document: dict) -> None:
+    document["scores"]["roc_auc"]["mean"] = 0.99  # the folds average about 0.5
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_a_mean_that_is_not_its_folds_is_refused_by_every_reader(reader, cli, results_copy, tmp_path):
+    _edit(paper_result_files(results_copy)[0], _mean_off_its_folds)
+    _refused_everywhere(cli, results_copy, tmp_path, reader, "roc_auc mean 0.99 does not match the mean of its folds")
+
+
+def _coverage_three(document: dict) -> None:
+    document["coverage"]["fraction"] = 3.0
+
+
+def _coverage_nan(document: dict) -> None:
+    document["coverage"]["fraction"] = float("nan")
+
+
+def _more_covered_than_rows(document: dict) -> None:
+    document["coverage"]["n_covered"] = document["coverage"]["n_task"] + 5
+    document["coverage"]["fraction"] = 1.0
+
+
+COVERAGES = {"fraction 3.0": _coverage_three, "fraction NaN": _coverage_nan,
+             "n_covered over n_task": _more_covered_than_rows}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("coverage", COVERAGES)
+def test_impossible_coverage_is_refused_by_every_reader(coverage, reader, cli, results_copy, tmp_path):
+    _edit(paper_result_files(results_copy)[0], COVERAGES[coverage])
+    _refused_everywhere(cli, results_copy, tmp_path, reader, "expected 0 <= n_covered <= n_task and fraction")
+
+
+def _other_C(document: dict) -> None:
+    document["probe"]["C"] = 0.5
+
+
+def test_submit_refuses_a_folder_mixing_two_probe_settings_as_report_does(cli, results_copy, tmp_path):
+    _edit(paper_result_files(results_copy)[0], _other_C)
+    _refused_everywhere(cli, results_copy, tmp_path, "submit", "results of two runs", "probe C")
+    _refused_everywhere(cli, results_copy, tmp_path, "report", "results of two runs", "probe C")
+
+
+def test_leaderboard_refuses_a_folder_mixing_two_probe_settings(cli, results_copy, tmp_path):
+    _edit(paper_result_files(results_copy)[0], _other_C)
+    _refused_everywhere(cli, results_copy, tmp_path, "leaderboard", "results of two runs", "probe C 1.0 vs 0.5")
+
+
+def _edited_lift(document: dict) -> None:
+    document["lift"] = 0.385
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_an_edited_lift_is_refused_by_every_reader(reader, cli, results_copy, tmp_path):
+    _edit(paper_result_files(results_copy)[0], _edited_lift)
+    _refused_everywhere(cli, results_copy, tmp_path, reader, "lift 0.385 does not match the main score minus")
+
+
+def test_the_record_itself_refuses_an_edit_made_after_reading(results_copy):
+    from genebench.errors import SubmissionError
+    from genebench.leaderboard.validate import check_scores
+    from genebench.results import read_result
+
+    result = read_result(paper_result_files(results_copy)[0])
+    assert result.converged is True
+    edited = result.model_copy(update={"lift": (result.lift or 0) + 0.2})  # copies skip validation
+    with pytest.raises(SubmissionError, match="does not match the main score minus the best control"):
+        check_scores(edited, source="edited.json")
+
+
+def test_a_run_folder_with_both_fold_schemes_is_submitted_whole(cli, results_copy):
+    assert any(p.is_dir() for p in results_copy.glob("folds-*"))  # `run` writes family folds beside the paper's
+    before = snapshot(results_copy)
+    outcome = cli("submit", results_copy, "--repo", "org/results", "--dry-run", "--allow-unverified-task-set")
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.err[-2000:]
+    assert snapshot(results_copy) == before
+
+
+def test_a_paper_folder_result_claiming_family_folds_is_refused(cli, results_copy, tmp_path):
+    _edit(paper_result_files(results_copy)[0], lambda d: d["probe"].update(folds="family"))
+    _refused_everywhere(cli, results_copy, tmp_path, "submit", "expected results scored under paper folds in this "
+                        "folder, found family folds")
+
+
+@pytest.mark.parametrize("reader", ["report", "compare"])
+def test_folds_family_over_only_skipped_family_tasks_names_the_reason(reader, cli, tmp_path):
+    """HLA alone: `run` scores it under paper folds and records it skipped under family folds (two HGNC groups)."""
+    out = tmp_path / "hla"
+    assert cli("run", "--input", "random", "--tasks", "HLA class I vs class II", "--out", out).code == 0
+    args = ("--out", tmp_path / "report") if reader == "report" else ("--a", "genebench/random-256", "--b", "x")
+    fails(cli(reader, out, *args, "--folds", "family"), reader, "found only skipped tasks (1; 'HLA class I vs class "
+          "II': labels cannot be split by gene family", "leave out --folds")
+    assert not (tmp_path / "report").exists()
+    paper_only = tmp_path / "paper"
+    assert cli("run", "--input", "random", "--tasks", "HLA class I vs class II", "--folds", "paper", "--out",
+               paper_only).code == 0
+    fails(cli(reader, paper_only, *args, "--folds", "family"), reader, "found only ['paper']; run the model with "
+          "--folds family first")

@@ -1,0 +1,183 @@
+"""The import graph of genebench, model_adapters and dataset_builders: no circles, and the rooms' arrows one way.
+
+Every import counts, lazy ones inside functions too; only those under `if TYPE_CHECKING:` (never run) do not.
+A module's layer is one above the highest module it imports. The rooms are ordered core (`genebench`) <
+adapters and builders (`model_adapters`, `dataset_builders`) < the command line (`genebench.cli`); an import from
+a lower room into a higher one runs back up. Run as a script, it prints the layers and every such import.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("genebench", "model_adapters", "dataset_builders")
+MAX_BACK_UP = 2
+
+
+def modules() -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the three packages."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING" or (
+        isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package modules `name` imports, wherever in the file (a `from X import Y` of a submodule counts as Y)."""
+    found: set[str] = set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1], *filter(None, [base])])
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return {_owner(module, known) for module in found if _owner(module, known)} - {name}
+
+
+def _owner(module: str, known: dict[str, Path]) -> str | None:
+    """The package module `module` names (itself, or the nearest package above it), None outside the packages."""
+    while module and module not in known:
+        module = module.rpartition(".")[0]
+    return module or None
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other (strongly connected components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges[node]:
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def room(module: str) -> int:
+    """0: the core; 1: adapters and builders; 2: the command line."""
+    if module.startswith("genebench.cli"):
+        return 2
+    return 1 if module.startswith(("model_adapters", "dataset_builders")) else 0
+
+
+def back_up(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Imports from a lower room into a higher one."""
+    return sorted((source, target) for source, targets in edges.items() for target in targets
+                  if room(target) > room(source))
+
+
+def layers(edges: dict[str, set[str]]) -> dict[str, int]:
+    """Each module's layer: 0 for one importing nothing of the packages, else one above what it imports (modules
+    of a circle share one layer)."""
+    group_of = {member: tuple(group) for group in circles(edges) for member in group}
+    layer: dict[str, int] = {}
+
+    def of(node: str, seen: frozenset[str]) -> int:
+        if node in layer:
+            return layer[node]
+        group = group_of.get(node, (node,))
+        below = [of(t, seen | set(group)) for m in group for t in edges[m] if t not in group and t not in seen]
+        for member in group:
+            layer[member] = 1 + max(below, default=-1)
+        return layer[node]
+
+    for node in sorted(edges):
+        of(node, frozenset())
+    return layer
+
+
+def test_no_module_imports_itself_through_others():
+    found = circles(graph())
+    assert not found, f"{len(found)} import circles, e.g. {found[0]}"
+
+
+def test_at_most_two_imports_run_from_a_lower_room_back_up():
+    found = back_up(graph())
+    assert len(found) <= MAX_BACK_UP, f"{len(found)} imports run back up: {found}"
+
+
+def test_the_graph_is_read_from_the_real_files():
+    edges = graph()
+    assert "genebench.probe.engine" in edges["genebench.pipeline"] or any(
+        "genebench.probe" in target for target in edges["genebench.pipeline"])
+    assert "genebench.errors" in edges["genebench.results"] or "genebench.errors" in {
+        t for targets in edges.values() for t in targets}
+
+
+HEAVY = ("scipy.stats", "matplotlib", "datasets", "torch")
+
+
+def test_import_and_help_load_no_heavy_library():
+    import subprocess
+
+    quiet = "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    "
+    code = ("import sys, contextlib, io\nimport genebench\nfrom genebench.cli import main\n"
+            f"{quiet}main(['--help'])\n{quiet}main(['run', '--help'])\n{quiet}main(['sweep', '--help'])\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-500:]
+
+
+if __name__ == "__main__":
+    edges = graph()
+    layer = layers(edges)
+    for number in range(max(layer.values()) + 1):
+        print(f"layer {number:2d}: " + " ".join(sorted(m for m, n in layer.items() if n == number)))
+    print(f"\n{len(edges)} modules on {max(layer.values()) + 1} layers, {sum(map(len, edges.values()))} imports")
+    for group in circles(edges):
+        print("circle: " + " <-> ".join(group))
+    for source, target in back_up(edges):
+        print(f"back up: {source} -> {target}")
+

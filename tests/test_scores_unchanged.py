@@ -1,0 +1,71 @@
+"""Scores unchanged: a fixed precomputed table, run over every task (paper folds), gives the stored scores bit for bit.
+
+The table is made from each gene's symbol alone (a seeded vector per symbol; 1 gene in 25 left out, so about 96%
+of the genes are covered and almost every task is scored on part of its rows), so it does not depend on which
+tasks exist. The stored scores were made by the code before the pipeline was split
+(`python tests/test_scores_unchanged.py --store` rewrites them: only for a change meant to move scores).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from genebench.config import RunConfig
+from genebench.constants import SNAPSHOT_DIR
+from genebench.data import BenchmarkData
+from genebench.pipeline import run, select_tasks, task_genes
+
+STORED = Path(__file__).parent / "fixtures" / "scores_unchanged.json"
+DIM = 16
+
+
+def _seed(symbol: str) -> int:
+    return int.from_bytes(hashlib.sha256(symbol.encode()).digest()[:8], "little")
+
+
+def write_table(genes: list[str], path: Path) -> Path:
+    """A wide parquet table (`symbol`, d0..d15): a seeded float32 vector per symbol, without 1 gene in 25."""
+    kept = [g for g in genes if _seed(g) % 25]
+    vectors = np.stack([np.random.default_rng(_seed(g)).standard_normal(DIM) for g in kept]).astype(np.float32)
+    frame = pd.DataFrame(vectors, columns=[f"d{i}" for i in range(DIM)])
+    frame.insert(0, "symbol", pd.Series(kept, dtype="string"))
+    frame.to_parquet(path, index=False)
+    return path
+
+
+def scores(data: BenchmarkData, folder: Path) -> dict[str, dict]:
+    """Every task's main score, its fold values and mean, or why it was skipped, from a run on the fixed table."""
+    names = [meta.name for meta in data.tasks()]
+    table = write_table(task_genes(select_tasks(data, names)), folder / "table.parquet")
+    config = RunConfig(model=str(table), input="precomputed", name="genebench-tests/seeded-16", folds=["paper"])
+    done = run(config, data, names, folder / "results", progress=False)
+    return {r.task.name: {"main_score": r.main_score, "skipped": r.skipped,
+                          **({"mean": r.scores[r.main_score].mean, "folds": r.scores[r.main_score].folds}
+                             if r.skipped is None else {})} for r in done.results}
+
+
+def test_every_tasks_scores_are_the_stored_ones_bit_for_bit(tmp_path):
+    stored = json.loads(STORED.read_text())
+    data = BenchmarkData(SNAPSHOT_DIR)
+    now = scores(data, tmp_path)
+    compared = sorted(set(stored) & set(now))
+    assert len(compared) >= 120, f"only {len(compared)} of the stored tasks still exist"
+    different = {name: (stored[name], now[name]) for name in compared if stored[name] != now[name]}
+    assert not different, f"{len(different)} tasks score differently, e.g. {next(iter(different.items()))}"
+    assert sum(entry["skipped"] is None for entry in now.values()) >= 120
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--store"]:
+        pytest.exit("usage: python tests/test_scores_unchanged.py --store", returncode=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        STORED.write_text(json.dumps(scores(BenchmarkData(SNAPSHOT_DIR), Path(tmp)), indent=1) + "\n")
+    print(f"stored {STORED}")
