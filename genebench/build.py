@@ -264,10 +264,10 @@ def _score_scheme(data: BenchmarkData, scheme: str, names: list[str], settings: 
         if result.skipped is not None or not result.scores:
             skipped[key] = result.skipped or "no score"
         elif control in STORED_PREDICTIONS and not result.task.metadata.is_derived:
-            stored, center, file = _stored_block(held_out_values(result.task, result), _readers(tasks, result.task),
-                                                 f"{CONTROLS_DIR}/{control}-{scheme}")
-            offsets[key] = (file, sum(block.size for block in blocks.setdefault(file, [])),
-                            decode_predictions(stored, center), center)
+            stored, center, decoded, file = _stored_block(held_out_values(result.task, result),
+                                                          _readers(tasks, result.task),
+                                                          f"{CONTROLS_DIR}/{control}-{scheme}")
+            offsets[key] = (file, sum(block.size for block in blocks.setdefault(file, [])), decoded, center)
             blocks[file].append(stored.ravel())
         elif control not in STORED_PREDICTIONS:
             seeds[key] = seeds.get(key, SeedScores()).add(result.scores[result.main_score].mean)
@@ -290,7 +290,7 @@ def _score_scheme(data: BenchmarkData, scheme: str, names: list[str], settings: 
             key = (meta.name, control)
             if (source, control) in offsets:
                 file, offset, values, center = offsets[(source, control)]
-                score = score_values(task, values[:, column] if column >= 0 else values)
+                score = score_values(task, _column(values, column))
                 rows.append(_control_row(scheme, meta.name, control, score=score, skipped=skipped.get(key),
                                          file=file, offset=offset, shape=values.shape, column=column,
                                          center=center))
@@ -322,20 +322,24 @@ def _readers(tasks: dict[str, Task], task: Task) -> list[tuple[Task, int]]:
 
 
 def _stored_block(values: np.ndarray, readers: list[tuple[Task, int]], stem: str
-                  ) -> tuple[np.ndarray, list[float], str]:
-    """`values` as stored, their centers and their file: float16 (`<stem>.parquet`) when every reader's score from
-    the stored values is within `FLOAT16_TOLERANCE` of its score from `values`, else float32
-    (`<stem>-float32.parquet`)."""
+                  ) -> tuple[np.ndarray, list[float], np.ndarray, str]:
+    """`values` as stored, their centers, the values read back from them, and their file: float16 (`<stem>.parquet`)
+    when every reader's score from the stored values is within `FLOAT16_TOLERANCE` of its score from `values`, else
+    float32 (`<stem>-float32.parquet`)."""
     from genebench.controls import score_values
 
     stored, center = encode_predictions(values)
     decoded = decode_predictions(stored, center)
-    for task, column in readers:
-        exact, rounded = (score_values(task, v[:, column] if column >= 0 else v) for v in (values, decoded))
-        if abs(exact - rounded) > FLOAT16_TOLERANCE:  # NaNs (unscorable) compare False: float16 is kept
-            stored, center = encode_predictions(values, np.float32)
-            return stored, center, f"{stem}-float32.parquet"
-    return stored, center, f"{stem}.parquet"
+    if all(not abs(score_values(task, _column(values, column)) - score_values(task, _column(decoded, column)))
+           > FLOAT16_TOLERANCE for task, column in readers):  # NaNs (unscorable) compare False: float16 is kept
+        return stored, center, decoded, f"{stem}.parquet"
+    stored, center = encode_predictions(values, np.float32)
+    return stored, center, decode_predictions(stored, center), f"{stem}-float32.parquet"
+
+
+def _column(values: np.ndarray, column: int) -> np.ndarray:
+    """A stored block's column `column`, or the whole block (-1)."""
+    return values[:, column] if column >= 0 else values
 
 
 def _control_row(scheme: str, task: str, control: str, *, score: float = float("nan"), spread: float = float("nan"),

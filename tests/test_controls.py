@@ -196,10 +196,11 @@ def test_a_block_float16_would_move_is_stored_as_float32():
     half = {key: score_values(task, decode_predictions(*encode_predictions(v))) for key, v in
             (("clustered", clustered), ("smooth", smooth))}
     assert abs(half["clustered"] - exact["clustered"]) > 0.01 and abs(half["smooth"] - exact["smooth"]) < 1e-4
-    stored, center, file = _stored_block(clustered, [(task, -1)], "controls/name-paper")
+    stored, center, decoded, file = _stored_block(clustered, [(task, -1)], "controls/name-paper")
     assert file == "controls/name-paper-float32.parquet" and stored.dtype == np.float32
-    assert abs(score_values(task, decode_predictions(stored, center)) - exact["clustered"]) <= FLOAT16_TOLERANCE
-    assert _stored_block(smooth, [(task, -1)], "controls/name-paper")[2] == "controls/name-paper.parquet"
+    assert np.array_equal(decoded, decode_predictions(stored, center), equal_nan=True)
+    assert abs(score_values(task, decoded) - exact["clustered"]) <= FLOAT16_TOLERANCE
+    assert _stored_block(smooth, [(task, -1)], "controls/name-paper")[3] == "controls/name-paper.parquet"
 
 
 def test_held_out_values_are_logits_or_log_probabilities():
