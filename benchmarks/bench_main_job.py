@@ -36,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -60,9 +59,7 @@ def load() -> str:
 def matmul_limit(seconds: float = 3.0) -> tuple[float, float]:
     """(FLOP/s, FLOP per CPU second of one core) of float32 GEMMs of MiniLM's shapes, one single-threaded BLAS per
     core, all cores at once."""
-    from threadpoolctl import threadpool_limits
-
-    from model_adapters.base import n_cores
+    from genebench.parallel import core_threads, n_cores
 
     rng = np.random.default_rng(0)
     inputs = {k: rng.standard_normal((TOKENS, k), dtype=np.float32) for k, _ in SHAPES}
@@ -76,7 +73,7 @@ def matmul_limit(seconds: float = 3.0) -> tuple[float, float]:
                 flops += 2 * TOKENS * w.shape[0] * w.shape[1]
         return flops, time.thread_time() - cpu
 
-    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(n_cores()) as pool:
+    with core_threads() as pool:
         start = time.perf_counter()
         flops, cpu = np.sum(list(pool.map(work, range(n_cores()))), axis=0)
     return flops / (time.perf_counter() - start), flops / cpu

@@ -8,7 +8,6 @@ gets a random vector (the seeded random baseline is the one, explicit, exception
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,11 +143,6 @@ def plan_batches(lengths: Sequence[int], max_texts: int, max_tokens: int | None 
         computed += width * len(batches[-1])
         start += count
     return BatchPlan(batches, int(sizes.sum()), computed)
-
-
-def n_cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def note_truncated(notes: dict[str, Any], model_id: str, n_truncated: int, limit: int) -> None:

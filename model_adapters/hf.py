@@ -28,7 +28,8 @@ from tqdm.auto import tqdm
 
 from genebench.constants import DTYPES
 from genebench.optional import TORCH, import_optional
-from model_adapters.base import AdapterError, Pooling, n_cores, note_truncated, plan_batches
+from genebench.parallel import n_cores
+from model_adapters.base import AdapterError, Pooling, note_truncated, plan_batches
 from model_adapters.hub import check_remote_code, resolve_model
 
 torch = import_optional("torch", needed_for="a model input", install=TORCH)

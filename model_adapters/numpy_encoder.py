@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from model_adapters.base import AdapterError, n_cores, note_truncated, plan_batches
+from genebench.parallel import core_threads
+from model_adapters.base import AdapterError, note_truncated, plan_batches
 from model_adapters.hub import local_folder, read_json, resolve_model
 
 SUPPORTED = "BERT sentence-transformers models with mean pooling, such as all-MiniLM-L6-v2"
@@ -321,7 +320,7 @@ class NumpySentenceEncoder:
         plan = plan_batches([len(e.ids) for e in encodings], self.batch_size, self.max_tokens)
         out = np.zeros((len(texts), model.weights["embeddings.word_embeddings.weight"].shape[1]), dtype=np.float32)
         bar = tqdm(total=len(texts), unit="gene", desc=self.model_id, disable=None, leave=False)
-        with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(n_cores()) as pool, bar:
+        with core_threads() as pool, bar:
             for batch, vectors in zip(plan.batches, pool.map(lambda b: self._embed([encodings[i] for i in b]),
                                                              plan.batches)):
                 out[batch] = vectors

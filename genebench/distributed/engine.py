@@ -75,15 +75,16 @@ def _ready() -> bool:
 class RayEngine:
     """Encoding and probing on a Ray cluster; a context manager that connects when the first work is sent.
 
-    Every worker computes with `threads` threads, as a local run on this machine does: BLAS sums in a
-    different order with another thread count, and identical scores across engines need identical sums. A
-    worker therefore reserves `threads` CPUs (one actor or probe per `threads` CPUs of the cluster).
+    Every encoding worker computes with `threads` threads, as a local run on this machine does: BLAS sums in a
+    different order with another thread count, and identical vectors across engines need identical sums. An
+    encoding actor therefore reserves `threads` CPUs. A probe computes with one BLAS thread wherever it runs
+    (`genebench.parallel.core_threads`), on one CPU.
 
     Args:
         address: None or "local" starts a Ray instance on this machine (stopped on exit); "auto" joins the
             cluster that `ray start` runs here; "ray://HOST:10001" connects through Ray Client. When Ray is
             already initialised in this process, that connection is used and left open.
-        threads: threads per worker (default: the BLAS threads of this process, what a local run uses).
+        threads: threads per encoding worker (default: the BLAS threads of this process, what a local run uses).
         chunk_size: genes per Ray Data block (one actor call, one write to the embedding cache).
         connect_timeout: seconds joining a cluster may take before it fails with one line (`CONNECT_TIMEOUT_S`).
         init_args: further `ray.init` arguments for a local instance (e.g. `num_cpus=2`).
@@ -176,5 +177,4 @@ class RayEngine:
         from genebench.distributed.probing import iter_task_scores
 
         self.connect()
-        return iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings,
-                                options=self.worker_options)
+        return iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings)

@@ -15,11 +15,12 @@ import logging
 import signal
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+
+from threadpoolctl import threadpool_limits
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import DistributedError, worker_error
-from genebench.probe.engine import ProbeEngine, TaskScores, task_units
+from genebench.probe.engine import ProbeEngine, TaskScores, task_units, unit_cost
 from genebench.probe.settings import ProbeSettings
 from genebench.tasks.task import Task
 
@@ -32,7 +33,8 @@ def _score_unit(engine: ProbeEngine, unit: list[Task]) -> tuple[str, list[TaskSc
 
     node = ray.util.get_node_ip_address()
     try:
-        return node, [dataclasses.replace(scores, task=None) for scores in engine.score_unit(unit)]
+        with threadpool_limits(1, user_api="blas"):  # as a local probe computes (`core_threads`): the same bits
+            return node, [dataclasses.replace(scores, task=None) for scores in engine.score_unit(unit)]
     except Exception as exc:
         raise DistributedError(f"probing task '{unit[0].name}' failed on node {node}: "
                                f"{type(exc).__name__}: {exc}") from exc
@@ -55,14 +57,13 @@ def _deferred_ctrl_c() -> Iterator[threading.Event]:
 
 
 def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
-                     partner_embeddings: GeneEmbeddings | None = None,
-                     options: dict[str, Any] | None = None) -> Iterator[TaskScores]:
+                     partner_embeddings: GeneEmbeddings | None = None) -> Iterator[TaskScores]:
     """Score tasks on the connected Ray cluster, yielding each task's scores as its unit finishes.
 
-    The same contract as `genebench.probe.engine.iter_task_scores`, except the order: units finish in any
-    order. `options` are each Ray task's options (`RayEngine.worker_options`). A failed unit does not stop the
-    others; once every other unit is yielded, a `DistributedError`
-    names each failed task and its node. Closing the iterator early (Ctrl-C) cancels the units still running.
+    The same contract as `genebench.probe.engine.iter_task_scores`: a unit is one Ray task on one CPU, computing
+    with one BLAS thread as a local probe does. A failed unit does not stop the others; once every other unit is
+    yielded, a `DistributedError` names each failed task and its node. Closing the iterator early (Ctrl-C)
+    cancels the units still running.
 
     Raises:
         EmbeddingError: unusable embeddings, before any task runs.
@@ -72,8 +73,8 @@ def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings
 
     engine = ProbeEngine(embeddings, settings or ProbeSettings(), partner_embeddings).precompute()
     engine_ref = ray.put(engine)
-    remote = ray.remote(_score_unit).options(max_retries=2, **(options or {"num_cpus": 1}))
-    units = {remote.remote(engine_ref, unit): unit for unit in task_units(tasks)}
+    remote = ray.remote(_score_unit).options(max_retries=2, num_cpus=1)
+    units = {remote.remote(engine_ref, unit): unit for unit in sorted(task_units(tasks), key=unit_cost, reverse=True)}
     failures: list[str] = []
     with _deferred_ctrl_c() as pressed:
         try:

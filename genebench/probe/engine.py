@@ -21,6 +21,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,10 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse
+from threadpoolctl import threadpool_limits
 
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.metrics import classification_scores, regression_scores
+from genebench.parallel import core_threads
 from genebench.probe.design import Features, PairDesign
 from genebench.probe.settings import ProbeSettings, Scale
 from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
@@ -214,9 +217,10 @@ class ProbeEngine:
     def precompute(self) -> ProbeEngine:
         """Compute the tables' preconditioning bases now, so that every process that receives the engine shares
         them instead of computing them again."""
-        for table in self.tables:
-            if table is not None:
-                table.basis  # noqa: B018 (computed on first access)
+        with threadpool_limits(1, user_api="blas"):  # as every probe computes: the same bits on any machine
+            for table in self.tables:
+                if table is not None:
+                    table.basis  # noqa: B018 (computed on first access)
         return self
 
     def score_unit(self, unit: Sequence[Task]) -> Iterator[TaskScores]:
@@ -354,10 +358,12 @@ def task_units(tasks: Sequence[Task]) -> list[list[Task]]:
 
 def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
                      partner_embeddings: GeneEmbeddings | None = None) -> Iterator[TaskScores]:
-    """Score tasks one by one, yielding each result as soon as it is ready.
+    """Score tasks, yielding each result as soon as its unit of work is done (in no fixed order).
 
     Derived binary tasks whose parent is among `tasks` are scored from the parent's fit (they share its
     genes and folds), right after it; the others are fitted as binary tasks. Embeddings are checked once.
+    Units of work (`task_units`) run on one thread per core, largest first, each with one BLAS thread, so a
+    task's scores are the same bits whatever the core count, the other tasks of the run or the engine (Ray).
 
     Args:
         tasks: the tasks to score.
@@ -368,15 +374,26 @@ def iter_task_scores(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings
     Raises:
         EmbeddingError: unusable embeddings (see `check_embeddings`), before any task runs.
     """
-    engine = ProbeEngine(embeddings, settings or ProbeSettings(), partner_embeddings)
-    for unit in task_units(tasks):
-        yield from engine.score_unit(unit)
+    engine = ProbeEngine(embeddings, settings or ProbeSettings(), partner_embeddings).precompute()
+    with core_threads(1 if engine.device else None) as pool:
+        units = sorted(task_units(tasks), key=unit_cost, reverse=True)
+        for done in as_completed([pool.submit(lambda unit: list(engine.score_unit(unit)), unit) for unit in units]):
+            yield from done.result()
+
+
+def unit_cost(unit: Sequence[Task]) -> int:
+    """A unit's relative probing cost: its fitted task's rows times label columns."""
+    task = unit[0]
+    return len(task.entities) * max(1, len(task.metadata.label_names) if task_type(task.metadata.type).has_columns
+                                    else 1)
 
 
 def evaluate_tasks(tasks: Sequence[Task], embeddings: GeneEmbeddings, settings: ProbeSettings | None = None, *,
                    partner_embeddings: GeneEmbeddings | None = None) -> list[TaskScores]:
-    """Score every task (see `iter_task_scores`), in the order yielded."""
-    return list(iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings))
+    """Score every task (see `iter_task_scores`); the results in the order of `tasks`."""
+    position = {task.name: i for i, task in enumerate(tasks)}
+    scored = iter_task_scores(tasks, embeddings, settings, partner_embeddings=partner_embeddings)
+    return sorted(scored, key=lambda scores: position[scores.task.name])
 
 
 def evaluate_task(task: Task, embeddings: GeneEmbeddings, settings: ProbeSettings | None = None,

@@ -46,6 +46,8 @@ _BASIS_RANK = 256
 _BLOCK_ROWS = 65536
 _CHUNK_VALUES = 1 << 23
 """At most this many (row, column) values in one block of logits: bounds the solver's temporary memory."""
+_CACHE_VALUES = 1 << 16
+"""About this many values in one block of the loss's elementwise passes, so that their temporaries stay in cache."""
 
 
 @dataclass(frozen=True)
@@ -362,22 +364,13 @@ class _Problems:
             parts = [self.subset(idx).evaluate(xp.take(params, sh.put(idx), axis=1)) for idx in chunks]
             return xp.concat([v for v, _ in parts], axis=0), xp.concat([g for _, g in parts], axis=1)
         z = self._logits(params, sh.X)
-        mask = xp.take(sh.train, self.split_index, axis=1)[:, :, None]
-        if sh.multinomial:
-            y = sh.Y[:, None, :]
-            top = xp.max(z, axis=-1, keepdims=True)
-            e = xp.exp(z - top)
-            total = xp.sum(e, axis=-1, keepdims=True)
-            pointwise = top + xp.log(total) - xp.sum(y * z, axis=-1, keepdims=True)
-            residual = (e / total - y) * mask
-        else:  # elementwise passes that vectorise (no where, no log1p): the cost of large batches
-            y = xp.take(sh.Y, self.column_index, axis=1)[:, :, None]
-            e = xp.exp(-xp.abs(z))
-            u = 1 + e
-            softplus = xp.log(u) + (e - (u - 1)) / u  # log1p(e): log(u), corrected for the rounding of u
-            pointwise = xp.maximum(z, 0.0) - y * z + softplus
-            residual = (xp.exp(xp.minimum(z, 0.0)) / u - y) * mask  # sigmoid(z): 1 / u, or e / u below 0
-        data = xp.sum(pointwise * mask, axis=0, dtype=xp.float64) / self.n_train
+        loss = xp.empty((sh.n, self.size, 1), dtype=z.dtype, device=sh.device)
+        residual = xp.empty(z.shape, dtype=z.dtype, device=sh.device)
+        step = max(1, _CACHE_VALUES // (self.size * sh.width))
+        for start in range(0, sh.n, step):  # elementwise passes over blocks that stay in cache
+            rows = slice(start, start + step)
+            loss[rows], residual[rows] = self._pointwise(z[rows], rows)
+        data = xp.sum(loss, axis=0, dtype=xp.float64) / self.n_train
         weights = params[: sh.d]
         value = data + self.group(xp.sum(weights**2, axis=0)) / (2 * sh.C * self.n_train)
         raw = xp.astype(xp.reshape(sh.X.T @ xp.reshape(residual, (sh.n, -1)), (sh.d, self.size, sh.width)),
@@ -386,6 +379,25 @@ class _Problems:
         n_train = self.n_train[None]
         grad = (raw - self.mean * total) / self.spread / n_train + weights / (sh.C * n_train)
         return value, xp.concat([grad, (total / self.n_train)[None]], axis=0)
+
+    def _pointwise(self, z: Any, rows: slice) -> tuple[Any, Any]:
+        """The masked loss (rows, P, 1) and residual (rows, P, width) of logits `z` of the training rows `rows`."""
+        xp, sh = self.shared.xp, self.shared
+        mask = xp.take(sh.train[rows], self.split_index, axis=1)[:, :, None]
+        if sh.multinomial:
+            y = sh.Y[rows][:, None, :]
+            top = xp.max(z, axis=-1, keepdims=True)
+            e = xp.exp(z - top)
+            total = xp.sum(e, axis=-1, keepdims=True)
+            pointwise = top + xp.log(total) - xp.sum(y * z, axis=-1, keepdims=True)
+            return pointwise * mask, (e / total - y) * mask
+        # elementwise passes that vectorise (no where, no log1p)
+        y = xp.take(sh.Y[rows], self.column_index, axis=1)[:, :, None]
+        e = xp.exp(-xp.abs(z))
+        u = 1 + e
+        softplus = xp.log(u) + (e - (u - 1)) / u  # log1p(e): log(u), corrected for the rounding of u
+        pointwise = xp.maximum(z, 0.0) - y * z + softplus
+        return pointwise * mask, (xp.exp(xp.minimum(z, 0.0)) / u - y) * mask  # sigmoid(z): 1 / u, or e / u below 0
 
     def held_out_proba(self, params: Any, split: int, rows: np.ndarray) -> np.ndarray:
         """Probabilities of `rows` under the problems of `split`, shape (len(rows), columns)."""
