@@ -87,8 +87,7 @@ class _Table:
     def __init__(self, embeddings: GeneEmbeddings, name: str, scale: Scale) -> None:
         self.embeddings, self.report = check_embeddings(embeddings, name=name)
         self.name, self.scale = name, scale
-        # unique (duplicates were merged); object dtype, as task entities are, so lookups need no conversion
-        self.index = pd.Index(np.asarray(self.embeddings.symbols, dtype=str).astype(object))
+        self._row_of = {str(symbol): row for row, symbol in enumerate(self.embeddings.symbols)}  # unique (merged)
         vectors = self.embeddings.vectors
         self.vectors: np.ndarray | scipy.sparse.csr_array = vectors
         if np.count_nonzero(vectors) <= _SPARSE * vectors.size:
@@ -104,7 +103,7 @@ class _Table:
 
     def rows(self, symbols: np.ndarray) -> np.ndarray:
         """Row of each symbol in the table, -1 where it has no vector."""
-        return self.index.get_indexer(np.asarray(symbols, dtype=object)).astype(np.int64)
+        return np.fromiter((self._row_of.get(symbol, -1) for symbol in symbols), np.int64, len(symbols))
 
 
 def _nvidia_driver() -> bool:
@@ -320,11 +319,13 @@ class ProbeEngine:
         start = time.perf_counter()
         label = task.name.split(";", 1)[1] if ";" in task.name else None
         names = list(parent.metadata.label_names)
-        idx = pd.Index(np.asarray(parent.entities, dtype=str)).get_indexer(np.asarray(task.entities, dtype=str))
+        same = np.array_equal(parent.entities, task.entities)  # as a derived task is built: its parent's genes
+        idx = np.arange(len(task.entities)) if same else pd.Index(np.asarray(parent.entities, dtype=str)).get_indexer(
+            np.asarray(task.entities, dtype=str))
         reusable = parent_held_out is not None and parent_features is not None and label in names
         if not reusable or (idx < 0).any() or not np.array_equal(np.asarray(parent.folds)[idx], task.folds):
             return None
-        features = _Features(task, self.tables, self.settings)
+        features = parent_features if same else _Features(task, self.tables, self.settings)
         result, labels, folds = self._covered(task, features)
         if result.skipped is None:
             position = np.full(len(parent.entities), -1)
