@@ -284,27 +284,27 @@ def _fold_auc(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 class _WeightTable:
-    """Each gene's Poisson(1) weight in every draw, shape (n_genes, n_boot), computed once per process for each
-    (n_boot, seed) and gene."""
+    """Each gene's Poisson(1) weight in every draw, shape (n_boot, n_genes) (a draw's weights contiguous, for one
+    matrix-vector product), computed once per process for each (n_boot, seed) and gene."""
 
     def __init__(self, n_boot: int, seed: int) -> None:
         self.salts = _splitmix64(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.arange(n_boot, dtype=np.uint64))
-        self.index = pd.Index([], dtype=object)
-        self.weights = np.empty((0, n_boot), dtype=np.float32)
+        self.row_of: dict[str, int] = {}
+        self.weights = np.empty((n_boot, 0), dtype=np.float32)
         self.lock = threading.Lock()
 
     def rows(self, genes: np.ndarray) -> np.ndarray:
-        """Row of each of `genes` (distinct) in `weights`, adding new genes."""
+        """Row of each of `genes` in `weights`, adding new genes."""
         with self.lock:
-            new = genes[self.index.get_indexer(genes) < 0]
-            if len(new):
+            new = list(dict.fromkeys(g for g in genes.tolist() if g not in self.row_of))
+            if new:
                 keys = np.array([int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little")
-                                 for g in new.tolist()], dtype=np.uint64)
+                                 for g in new], dtype=np.uint64)
                 uniform = (_splitmix64(keys[:, None] ^ self.salts[None, :]) >> np.uint64(11)) * 2.0**-53
                 fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float32)
-                self.index = self.index.append(pd.Index(new, dtype=object))
-                self.weights = np.concatenate([self.weights, fresh])
-            return self.index.get_indexer(genes)
+                self.row_of.update(zip(new, range(len(self.row_of), len(self.row_of) + len(new))))
+                self.weights = np.concatenate([self.weights, fresh.T], axis=1)
+            return np.fromiter(map(self.row_of.__getitem__, genes.tolist()), np.int64, len(genes))
 
 
 _TABLES: dict[tuple[int, int], _WeightTable] = {}
@@ -320,22 +320,21 @@ def gene_weights(genes: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
         ((4, 3), True)
     """
     table, rows = _table_rows(genes, n_boot, seed)
-    return table.weights[rows].T
+    return table.weights[:, rows]
 
 
 def bootstrap_shifts(genes: np.ndarray, influence: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """Each draw's first-order change of a statistic whose per-row influence is `influence`: the sum over rows of
     the row's gene weight times its influence (rows of one gene move together). Shape (n_boot,)."""
     table, rows = _table_rows(genes, n_boot, seed)
-    per_gene = np.bincount(rows, weights=influence, minlength=len(table.weights))
-    return per_gene.astype(np.float32) @ table.weights
+    per_gene = np.bincount(rows, weights=influence, minlength=table.weights.shape[1])
+    return table.weights @ per_gene.astype(np.float32)
 
 
 def _table_rows(genes: np.ndarray, n_boot: int, seed: int) -> tuple[_WeightTable, np.ndarray]:
     """The weight table of (n_boot, seed) and the row of each of `genes` in it."""
-    codes, distinct = pd.factorize(np.asarray(genes, dtype=object))
     table = _TABLES.setdefault((n_boot, seed), _WeightTable(n_boot, seed))
-    return table, table.rows(np.asarray(distinct, dtype=object))[codes]
+    return table, table.rows(np.asarray(genes, dtype=str))
 
 
 def _splitmix64(z: np.ndarray) -> np.ndarray:

@@ -219,13 +219,12 @@ class BenchmarkData:
         for record in rows.to_dict("records"):
             flat = self._prediction_file(record["file"])
             start, n_rows, n_columns = int(record["offset"]), int(record["n_rows"]), int(record["n_columns"])
-            block = decode_predictions(flat[start:start + n_rows * n_columns].reshape(n_rows, n_columns),
-                                       record["center"])
-            column = int(record["column"])
-            if column >= 0:
-                values = block[:, column]
-            else:
-                values = block[:, 0] if task_type(meta.type).target == "binary" else block
+            stored = flat[start:start + n_rows * n_columns].reshape(n_rows, n_columns)
+            center, column = record["center"], int(record["column"])
+            if column >= 0:  # a derived task's column alone, not its parent's whole block
+                stored, center = stored[:, [column]], [center[column]] if len(center) else []
+            block = decode_predictions(stored, center)
+            values = block if column < 0 and task_type(meta.type).target != "binary" else block[:, 0]
             out[record["control"]] = values.astype(np.float32)
         return out
 

@@ -164,13 +164,21 @@ def fold_stats(X: Features, train: np.ndarray, *, scale: Scale) -> tuple[np.ndar
     return shift + centre, np.where(constant, 1.0, np.sqrt(variance))
 
 
-def _centre_and_unit(blocks: list[np.ndarray], n_columns: int) -> tuple[np.ndarray, float]:
-    """Column means of the rows in `blocks` and the root mean square of their centred values (float64)."""
-    n_rows = sum(len(b) for b in blocks)
-    centre = sum((b.sum(axis=0, dtype=np.float64) for b in blocks), np.zeros(n_columns)) / max(n_rows, 1)
-    squares = sum(float(np.square(b - centre).sum()) for b in blocks)
-    unit = float(np.sqrt(squares / max(n_rows * n_columns, 1)))
-    return centre, unit if np.isfinite(unit) and unit > 0 else 1.0
+def _centred_squares(X: np.ndarray) -> tuple[np.ndarray, float]:
+    """Column means of `X` and the sum of squares of its centred values, in float64, a cache-sized block at a time."""
+    centre = X.sum(axis=0, dtype=np.float64) / max(len(X), 1)
+    step = max(1, _CACHE_VALUES // max(X.shape[1], 1))
+    squares = 0.0
+    for start in range(0, len(X), step):
+        block = (X[start:start + step] - centre).ravel()
+        squares += float(block @ block)
+    return centre, squares
+
+
+def _unit(squares: float, size: int) -> float:
+    """The root mean square of `size` values whose squares sum to `squares`; 1 when that is 0 or not finite."""
+    unit = float(np.sqrt(squares / max(size, 1)))
+    return unit if np.isfinite(unit) and unit > 0 else 1.0
 
 
 def rescaled(X: Features) -> tuple[Features, float]:
@@ -186,28 +194,30 @@ def rescaled(X: Features) -> tuple[Features, float]:
     """
     if isinstance(X, PairDesign):
         tables = [t if scipy.sparse.issparse(t) else np.asarray(t) for t in X.tables]
-        dense_tables = [t for t in tables if not scipy.sparse.issparse(t)]
-        centres = [_centre_and_unit([t], t.shape[1])[0] if not scipy.sparse.issparse(t) else None for t in tables]
-        squares = [float(np.square(t - c).sum()) if c is not None else float((t.data.astype(np.float64) ** 2).sum())
-                   for t, c in zip(tables, centres)]
-        size = sum(t.shape[0] * t.shape[1] for t in tables)
-        unit = float(np.sqrt(sum(squares) / max(size, 1))) if dense_tables or size else 1.0
-        unit = unit if np.isfinite(unit) and unit > 0 else 1.0
-        scaled = [as_float32(t / unit) if c is None else as_float32((t - c) / unit) for t, c in zip(tables, centres)]
+        stats = [(None, float((t.data.astype(np.float64) ** 2).sum())) if scipy.sparse.issparse(t)
+                 else _centred_squares(t) for t in tables]
+        unit = _unit(sum(squares for _, squares in stats), sum(t.shape[0] * t.shape[1] for t in tables))
+        scaled = [as_float32(t / unit) if c is None else _centred(t, c, unit) for t, (c, _) in zip(tables, stats)]
         second = scaled[0] if X.tables[1] is X.tables[0] else scaled[1]
         return PairDesign((scaled[0], second), X.rows, X.mode), unit
     if scipy.sparse.issparse(X):
         X = scipy.sparse.csr_array(X, dtype=np.float64)
-        unit = float(np.sqrt((X.data**2).sum() / max(X.shape[0] * X.shape[1], 1)))
-        unit = unit if np.isfinite(unit) and unit > 0 else 1.0
+        unit = _unit(float((X.data**2).sum()), X.shape[0] * X.shape[1])
         return as_float32(X / unit), unit
     X = np.asarray(X)
-    centre, unit = _centre_and_unit([X], X.shape[1])
+    centre, squares = _centred_squares(X)
+    unit = _unit(squares, X.size)
+    return _centred(X, centre, unit), unit
+
+
+def _centred(X: np.ndarray, centre: np.ndarray, unit: float) -> np.ndarray:
+    """``(X - centre) / unit`` in float32, computed in float64 a cache-sized block at a time."""
     out = np.empty(X.shape, dtype=np.float32)
-    for start in range(0, len(X), _BLOCK_ROWS):
-        rows = slice(start, start + _BLOCK_ROWS)
+    step = max(1, _CACHE_VALUES // max(X.shape[1], 1))
+    for start in range(0, len(X), step):
+        rows = slice(start, start + step)
         out[rows] = (X[rows] - centre) / unit
-    return out, unit
+    return out
 
 
 def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: bool, C: float,
