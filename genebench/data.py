@@ -140,8 +140,7 @@ class BenchmarkData:
         """Every task's metadata as built, without control scores."""
         tasks: dict[str, TaskMetadata] = {}
         for family in self.families:
-            frame = pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pandas()
-            for record in frame.to_dict("records"):
+            for record in pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pylist():
                 tasks[record["name"]] = metadata_from_record(record)
         return tasks
 
