@@ -17,6 +17,7 @@ import logging
 import os
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from genebench.constants import ENV_DATA, SNAPSHOT_DIR
@@ -108,8 +110,8 @@ class BenchmarkData:
                 f"data folder '{self.path}': {MANIFEST} names data_hash {self.manifest['data_hash']!r}, but its file "
                 f"hashes give {recomputed!r}; the manifest was edited. Rebuild the folder with `genebench build`."
             )
-        self._tables: dict[str, pd.DataFrame] = {}
-        self._task_rows: dict[str, dict[str, np.ndarray]] = {}
+        self._tables: dict[str, pa.Table] = {}
+        self._rows: dict[str, _FamilyRows] = {}
         self._parents: dict[tuple[str, str], Task] = {}  # multi-label parents, decoded once for their derived tasks
         self._by_scheme: dict[str, dict[str, TaskMetadata]] = {}
         self._prediction_files: dict[str, np.ndarray] = {}
@@ -138,8 +140,7 @@ class BenchmarkData:
         """Every task's metadata as built, without control scores."""
         tasks: dict[str, TaskMetadata] = {}
         for family in self.families:
-            frame = pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pandas()
-            for record in frame.to_dict("records"):
+            for record in pq.read_table(self._checked(f"{family}/tasks.parquet")).to_pylist():
                 tasks[record["name"]] = metadata_from_record(record)
         return tasks
 
@@ -237,18 +238,24 @@ class BenchmarkData:
     # -- rows ----------------------------------------------------------------------------------------------
 
     def table(self, family: str) -> pd.DataFrame:
-        """All rows of a family in the long layout (task, entity, entity_2, labels, value, fold)."""
+        """All rows of a family in the long layout (task, entity, entity_2, labels, value, fold, family_fold)."""
+        table = self._table(family)
+        return table.cast(pa.schema([field.with_type(field.type.value_type) if pa.types.is_dictionary(field.type)
+                                     else field for field in table.schema])).to_pandas()
+
+    def _table(self, family: str) -> pa.Table:
+        """A family's split files as one Arrow table (its `_ENCODED` columns dictionary-encoded), each file read
+        (and checked) once per `BenchmarkData`."""
         if family not in self.manifest["families"]:
             raise UnknownTaskError(unknown_name_message("family", family, self.families))
         if family not in self._tables:
             files = [f"{family}/{split}.parquet" for split in self.manifest["families"][family]["splits"]]
-            parts = [pq.read_table(self._checked(f)).to_pandas() for f in files]
-            self._tables[family] = pd.concat(parts, ignore_index=True)
-            self._task_rows[family] = self._tables[family].groupby("task", sort=False).indices
+            self._tables[family] = pa.concat_tables([pq.read_table(self._checked(f), read_dictionary=_ENCODED)
+                                                     for f in files])
         return self._tables[family]
 
     def load_task(self, name: str, folds: Folds = "paper") -> Task:
-        """A task's entities, labels and folds as numpy arrays (see `Task`).
+        """A task's entities, labels and folds as numpy arrays of its own (see `Task`).
 
         Args:
             name: the task (or an alias).
@@ -263,16 +270,16 @@ class BenchmarkData:
             parent = self._parents[key]
             column = parent.metadata.label_names.index(meta.label_names[1])
             return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
-        table = self.table(meta.family)
-        column = FOLD_COLUMNS[_scheme(folds)]
-        if column not in table.columns:
+        if meta.family not in self._rows:
+            self._rows[meta.family] = _FamilyRows.of(self._table(meta.family))
+        family, column = self._rows[meta.family], FOLD_COLUMNS[_scheme(folds)]
+        if column not in family.folds:
             raise SourceFormatError(f"data folder '{self.path}': family '{meta.family}' has no '{column}' column "
                                     f"(built by an older genebench); rebuild it with `genebench build`.")
-        rows = table.iloc[self._task_rows[meta.family].get(meta.name, [])]
-        pairs = len(meta.entity_types) == 2
-        entities = rows[["entity", "entity_2"]].to_numpy(dtype=object) if pairs else rows["entity"].to_numpy(
-            dtype=object)
-        return Task(meta, entities, labels_array(meta, rows), rows[column].to_numpy(dtype=np.int64))
+        rows = family.rows.get(meta.name, np.zeros(0, dtype=np.intp))
+        entities = np.stack([family.entity[rows], family.entity_2[rows]], axis=1) if len(meta.entity_types) == 2 \
+            else family.entity[rows]
+        return Task(meta, entities, family.labels(meta, rows), family.folds[column][rows].astype(np.int64))
 
     def auxiliary(self, family: str, name: str) -> pd.DataFrame:
         """A family's auxiliary table, e.g. `auxiliary("opentargets", "diseases")` (id, name, description).
@@ -368,27 +375,85 @@ def data_hash(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def labels_array(meta: TaskMetadata, rows: pd.DataFrame) -> np.ndarray:
-    """Decode the long layout's `labels`/`value` columns into the task's label array (by its type's target)."""
-    target = task_type(meta.type).target
-    if target == "continuous":
-        return rows["value"].to_numpy(dtype=np.float64)
-    lists = rows["labels"].to_numpy()
-    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    if target != "multilabel" and (lengths != 1).any():
-        raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
-                                f"{sorted(set(lengths[lengths != 1].tolist()))} labels; rebuild the data.")
-    flat = np.concatenate(lists) if len(lists) else np.zeros(0, dtype=object)
-    codes = pd.Categorical(flat, categories=list(meta.label_names)).codes.astype(np.int64)
-    if (codes < 0).any():
-        unknown = sorted(set(flat[codes < 0].astype(str)))
-        raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
-                                f"{list(meta.label_names)[:5]}; rebuild the data.")
-    if target != "multilabel":
-        return codes
-    matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
-    matrix[np.repeat(np.arange(len(rows)), lengths), codes] = 1
-    return matrix
+_ENCODED = ("task", "entity", "entity_2")
+"""The long layout's columns read dictionary-encoded, as they are stored: each distinct value is decoded once."""
+
+
+def _decoded(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """A string column as (codes, values), `values[codes]` being the column as numpy objects (None for null), each
+    distinct value made into a Python object once."""
+    encoded = column.combine_chunks()
+    if not pa.types.is_dictionary(encoded.type):
+        encoded = encoded.dictionary_encode()
+    values = np.append(encoded.dictionary.to_numpy(zero_copy_only=False), None)
+    return encoded.indices.fill_null(len(values) - 1).to_numpy(), values
+
+
+@dataclass(frozen=True, eq=False)
+class _FamilyRows:
+    """A family's long-layout table decoded once for all its tasks and fold schemes.
+
+    Attributes:
+        rows: task -> its row numbers, in file order.
+        entity, entity_2: each row's entities, shape (n_rows,) of str (None where absent).
+        label_codes, label_values: every row's labels, flattened, as codes into `label_values` (str).
+        label_starts, label_counts: where each row's labels begin in `label_codes`, and how many it has.
+        value: each row's continuous target (float64).
+        folds: fold column (`FOLD_COLUMNS`' values) -> each row's fold, for the columns the table has.
+    """
+
+    rows: dict[str, np.ndarray]
+    entity: np.ndarray
+    entity_2: np.ndarray
+    label_codes: np.ndarray
+    label_values: np.ndarray
+    label_starts: np.ndarray
+    label_counts: np.ndarray
+    value: np.ndarray
+    folds: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, table: pa.Table) -> _FamilyRows:
+        """Decode a family's table (`BenchmarkData.table`'s columns)."""
+        task_codes, task_names = _decoded(table["task"])
+        order = np.argsort(task_codes, kind="stable")
+        ends = np.cumsum(np.bincount(task_codes, minlength=len(task_names)))
+        counts = pc.list_value_length(table["labels"]).fill_null(0).to_numpy().astype(np.int64)
+        label_codes, label_values = _decoded(pc.list_flatten(table["labels"]))
+        (entity_codes, entities), (partner_codes, partners) = _decoded(table["entity"]), _decoded(table["entity_2"])
+        return cls(rows=dict(zip(task_names[:-1].tolist(), np.split(order, ends[:-1]))), entity=entities[entity_codes],
+                   entity_2=partners[partner_codes], label_codes=label_codes, label_values=label_values,
+                   label_starts=np.cumsum(counts) - counts, label_counts=counts,
+                   value=table["value"].to_numpy().astype(np.float64),
+                   folds={c: table[c].to_numpy() for c in FOLD_COLUMNS.values() if c in table.column_names})
+
+    def labels(self, meta: TaskMetadata, rows: np.ndarray) -> np.ndarray:
+        """The label array of `meta`'s task on `rows` (by its type's target): class indices into its label names,
+        a multi-hot uint8 matrix (multi-label), or float targets.
+
+        Raises:
+            SourceFormatError: a row holds other than one label where one is expected, or a label the task lacks.
+        """
+        target = task_type(meta.type).target
+        if target == "continuous":
+            return self.value[rows]
+        counts = self.label_counts[rows]
+        if target != "multilabel" and (counts != 1).any():
+            raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
+                                    f"{sorted(set(counts[counts != 1].tolist()))} labels; rebuild the data.")
+        firsts = np.cumsum(counts) - counts  # where each row's labels begin among the task's
+        flat = self.label_codes[np.arange(counts.sum()) + np.repeat(self.label_starts[rows] - firsts, counts)]
+        index = {name: i for i, name in enumerate(meta.label_names)}
+        codes = np.array([index.get(value, -1) for value in self.label_values], dtype=np.int64)[flat]
+        if (codes < 0).any():
+            unknown = sorted({str(value) for value in self.label_values[flat[codes < 0]]})
+            raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
+                                    f"{list(meta.label_names)[:5]}; rebuild the data.")
+        if target != "multilabel":
+            return codes
+        matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
+        matrix[np.repeat(np.arange(len(rows)), counts), codes] = 1
+        return matrix
 
 
 def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:

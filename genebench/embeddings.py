@@ -50,7 +50,7 @@ class GeneEmbeddings:
         """sha256 of the symbols, vectors, model record and missing genes: what `save` records and `load` checks."""
         digest = hashlib.sha256()
         digest.update("\0".join(map(str, self.symbols)).encode())
-        digest.update(np.ascontiguousarray(self.vectors, dtype="<f4").tobytes())
+        digest.update(np.ascontiguousarray(self.vectors, dtype="<f4").data)
         model = self.model.model_dump(mode="json") if self.model is not None else None
         digest.update(json.dumps([model, self.missing], sort_keys=True, default=str).encode())
         return digest.hexdigest()

@@ -21,8 +21,8 @@ def task_genes(tasks: Sequence[Task]) -> list[str]:
         key = (id(task.entities), tuple(task.metadata.entity_types))
         if key not in read:
             read.add(key)
-            genes.update(map(str, task.genes()))
-    return sorted(genes)
+            genes.update(task.gene_entities().tolist())
+    return sorted(map(str, genes))
 
 
 def restrict(genes: Sequence[str], *, include_genes: str | None = None, exclude_genes: str | None = None,

@@ -139,7 +139,7 @@ class SymbolMapper:
     def __init__(self, table: pd.DataFrame, *, version: str = "unknown") -> None:
         self.table = table
         self.version = version
-        self.approved = set(table["symbol"])
+        self.approved = set(table["symbol"].tolist())
 
     @cached_property
     def _indexes(self) -> list[tuple[dict[str, set[str]], bool]]:

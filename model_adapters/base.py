@@ -51,7 +51,7 @@ class GeneEncoder(Protocol):
 
 def split_known(symbols: Sequence[str], hgnc: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Split distinct `symbols` into (current HGNC symbols, unknown ones), keeping input order."""
-    approved = set(hgnc["symbol"])
+    approved = set(hgnc["symbol"].tolist())
     distinct = list(dict.fromkeys(symbols))
     known = [s for s in distinct if s in approved]
     unknown = [s for s in distinct if s not in approved]

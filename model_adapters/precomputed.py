@@ -314,9 +314,9 @@ class PrecomputedAdapter:
         self.split = split
 
     @cached_property
-    def _table(self) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, int], set[str]]:
-        """(current symbol -> vector, the table's record, counts of what normalisation did, current symbols whose
-        rows hold NaN or infinite values).
+    def _table(self) -> tuple[dict[str, int], np.ndarray, dict[str, Any], dict[str, int], set[str]]:
+        """(current symbol -> its row of the vectors, the vectors, the table's record, counts of what normalisation
+        did, current symbols whose rows hold NaN or infinite values).
 
         A symbol listed twice with different vectors is an error (which one is meant?); an outdated symbol that
         renames onto a gene the table also lists loses to it, with a warning.
@@ -326,8 +326,7 @@ class PrecomputedAdapter:
         first = _check_duplicates(symbols, vectors, self.path)
         finite = np.isfinite(vectors).all(axis=1)
         mapper = SymbolMapper(self.hgnc)
-        table, report, n_duplicate = mapper.rekey(
-            (symbols[row], vectors[row]) for row in first if finite[row])
+        table, report, n_duplicate = mapper.rekey((symbols[row], row) for row in first if finite[row])
         bad = [symbols[row] for row in first if not finite[row]]
         non_finite = {current for current in mapper.resolve(bad).mapping.values() if current not in table}
         if n_duplicate:
@@ -345,13 +344,13 @@ class PrecomputedAdapter:
         if report.ambiguous:
             logger.warning("table '%s': %d symbols are ambiguous, e.g. %s", self.path, len(report.ambiguous),
                            list(report.ambiguous.items())[:3])
-        return table, version, counts, non_finite
+        return table, vectors, version, counts, non_finite
 
     @cached_property
     def meta(self) -> ModelInfo:
         """The table's file name, size and sha256 (revision: the sha256's prefix), or a dataset's fingerprint."""
-        table, record, _, _ = self._table
-        dim = len(next(iter(table.values()))) if table else None
+        table, vectors, record, _, _ = self._table
+        dim = vectors.shape[1] if table else None
         revision = record["table"]["sha256"][:12] if "table" in record else record["fingerprint"]
         return ModelInfo(id=self.path.name, revision=revision, input="precomputed", pooling="none", dim=dim,
                          settings=record)
@@ -359,9 +358,9 @@ class PrecomputedAdapter:
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """The table's vectors for `symbols`; genes it lacks are reported missing."""
         known, unknown = split_known(symbols, self.hgnc)
-        table, _, counts, non_finite = self._table
+        table, matrix, _, counts, non_finite = self._table
         genes = [s for s in known if s in table]
-        vectors = np.stack([table[s] for s in genes]) if genes else np.zeros((0, self.meta.dim or 0))
+        vectors = matrix[[table[s] for s in genes]] if genes else np.zeros((0, self.meta.dim or 0))
         absent = [s for s in known if s not in table and s not in non_finite]
         missing = {UNKNOWN_SYMBOL: unknown, NOT_IN_TABLE: absent, NON_FINITE: [s for s in known if s in non_finite]}
         return make_embeddings(self.meta, genes, vectors, missing, **counts)

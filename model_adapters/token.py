@@ -143,7 +143,7 @@ class TokenAdapter:
             if mapping and max(mapping.values()) < n_rows:
                 return mapping, file_version(candidate)
         vocab = self.encoder.tokenizer.get_vocab()
-        approved = set(self.hgnc["symbol"])
+        approved = set(self.hgnc["symbol"].tolist())
         n_genes = sum(bool(ENSEMBL_GENE.match(k)) or k in approved for k in vocab)
         if n_genes >= len(vocab) / 2:
             return dict(vocab), "tokenizer vocabulary"

@@ -47,11 +47,15 @@ class Task:
         for fold in range(self.n_splits):
             yield np.flatnonzero(self.folds != fold), np.flatnonzero(self.folds == fold)
 
-    def genes(self) -> np.ndarray:
-        """Every distinct gene symbol the task needs a vector for, sorted."""
+    def gene_entities(self) -> np.ndarray:
+        """The gene symbol of each gene entity of each row (both of a gene pair), repeats included, shape (n,)."""
         columns = [i for i, kind in enumerate(self.metadata.entity_types) if kind == "gene"]
         entities = self.entities if self.entities.ndim == 2 else self.entities[:, None]
-        return np.sort(pd.unique(entities[:, columns].ravel()))
+        return entities[:, columns].ravel()
+
+    def genes(self) -> np.ndarray:
+        """Every distinct gene symbol the task needs a vector for, sorted."""
+        return np.sort(pd.unique(self.gene_entities()))
 
     def __repr__(self) -> str:
         return f"Task({self.name!r}, type={self.metadata.type!r}, n={len(self.folds)})"
