@@ -8,10 +8,8 @@ resumes. The run returns data (results, vectors, seconds per phase) and logs; wh
 from __future__ import annotations
 
 import logging
-import time
-from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,7 +27,9 @@ from genebench.genes import restrict, task_genes
 from genebench.inputs import ADAPTERS, CACHE, adapter_settings, get_adapter, load_target
 from genebench.lock import folder_lock
 from genebench.model_info import ModelInfo
+from genebench.parallel import core_threads
 from genebench.partners import partner_embeddings
+from genebench.progress import Timer
 from genebench.progress import progress as progress_counter
 from genebench.results import (
     COVERED_CONTROLS,
@@ -54,21 +54,6 @@ logger = logging.getLogger(__name__)
 
 PHASES = ("select", "read", "partners", "probe", "controls", "write")
 """The phases a run times (`Run.seconds`): reading is encoding, or reading a table."""
-
-
-class Timer:
-    """Seconds spent per phase, summed over every time a phase is entered."""
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = defaultdict(float)
-
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] += time.perf_counter() - start
 
 
 # -- select -----------------------------------------------------------------------------------------------------
@@ -208,12 +193,12 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         overwrite: "only-missing" (default), "always" or "never" (see `OverwriteStrategy`).
         progress: show progress (a bar on a terminal, a line a minute elsewhere; see `genebench.progress`).
         partner_embeddings: vectors for non-gene entities of pair tasks.
-        engine: where the probes run: None here, one task after another; a `RayEngine` on its cluster, the
-            results coming back here (the only writer) as they finish. Scores are the same either way.
+        engine: where the probes run: None here, a unit per core; a `RayEngine` on its cluster. Scores are the
+            same either way; results are finished on a pool here and written by this thread alone.
         data: the tasks' data; given, the lift on a task the model covers in part is over the controls on its
-            covered rows (`controls_on`, from their stored predictions), and under family folds each result holds
-            what the model adds over the name control (`genebench.added`); else over the stored controls.
-        timer: where the seconds of the probe, controls and write phases add up.
+            covered rows (`controls_on`), and under family folds each result holds what the model adds over the
+            name control (`genebench.added`); else over the stored controls.
+        timer: where the seconds of the probe, controls (summed over threads) and write phases add up.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -227,8 +212,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     if embeddings.model is None:
         raise ResultsError("embeddings: expected a model record (`embeddings.model`, a ModelInfo) to file results "
                            "under; set embeddings.model = ModelInfo(id='org/name', input=...).")
-    model, config, timer = embeddings.model, config or {}, timer or Timer()
-    settings = settings or ProbeSettings()
+    model, config, timer, settings = embeddings.model, config or {}, timer or Timer(), settings or ProbeSettings()
     probe = settings.to_dict()
     folder = RunFolder(out_dir, RunIdentity.of_run(model, probe, dataset_revision), overwrite)
     results: dict[str, TaskResult] = {}
@@ -240,25 +224,30 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     needed = {task.metadata.parent for task in pending if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%s to score, %d already done", counted(len(pending), "task"), len(results))
-    with progress_counter(len(pending), "probing", "task", enabled=progress) as bar:
+
+    def finish(scores: TaskScores) -> TaskResult:  # on a pool thread, while this one takes the next scores
+        with timer.phase("controls"):
+            extra = _against_controls(scores, data, settings.folds) if data is not None else {}
+        return to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config, **extra)
+
+    with progress_counter(len(pending), "probing", "task", enabled=progress) as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         scored = scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings)
+        finishing: dict[Future, str] = {}
         while True:
             with timer.phase("probe"):
-                scores = next(scored, None)
-            if scores is None:
+                scores = next(scored, None)  # None, again and again, once every task is probed
+            if scores is not None and scores.task.name not in results:
+                finishing[pool.submit(finish, scores)] = scores.task.name
+            elif scores is None and not finishing:
                 break
-            if scores.task.name in results:
-                continue
-            with timer.phase("controls"):
-                extra = _against_controls(scores, data, settings.folds) if data is not None else {}
-            result = to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config,
-                               **extra)
-            with timer.phase("write"):
-                write_result(result, out_dir)
-            results[scores.task.name] = result
-            bar.set_postfix_str(scores.task.name[:40])
-            bar.update()
+            for future in wait(finishing, timeout=0 if scores is not None else None, return_when=FIRST_COMPLETED)[0]:
+                name = finishing.pop(future)
+                results[name] = future.result()
+                with timer.phase("write"):  # on this thread alone: one writer
+                    write_result(results[name], out_dir)
+                bar.set_postfix_str(name[:40])
+                bar.update()
     return [results[task.name] for task in tasks]
 
 

@@ -1,4 +1,5 @@
-"""Progress of long work: a tqdm bar with rate and ETA on a terminal, one log line a minute elsewhere.
+"""Progress of long work: a tqdm bar with rate and ETA on a terminal, one log line a minute elsewhere, and the
+seconds each phase of it took (`Timer`).
 
 A bar redrawn with carriage returns is unreadable in a log file or a CI console, and no bar at all leaves a
 many-minute job silent. Off a terminal, `progress` logs "what: done of total unit (percent), rate, ETA" at most
@@ -11,7 +12,9 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -95,3 +98,20 @@ def progress(total: int, desc: str, unit: str, *, enabled: bool = True, **tqdm_k
     if enabled and not sys.stderr.isatty():
         return LogProgress(total, desc, unit)
     return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, **tqdm_kwargs)
+
+
+class Timer:
+    """Seconds spent per phase, summed over every time a phase is entered, on any thread."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.seconds[name] += time.perf_counter() - start
