@@ -512,10 +512,11 @@ class _Problems:
                 settled = self.shared.to_numpy(small)[:, 0]
             else:
                 direction = -active._two_loop(grad, steps, gamma)
-                uphill = active.dot(grad, direction) >= 0
-                if bool(xp.any(uphill)):
-                    direction = xp.where(uphill[None], -active.precondition(grad), direction)
             slope = active.dot(grad, direction)
+            uphill = slope >= 0
+            if bool(xp.any(uphill)):
+                direction = xp.where(uphill[None], -active.precondition(grad), direction)
+                slope = active.dot(grad, direction)
             candidate, (new_value, new_grad), stalled = active._line_search(params, value, grad, direction, slope)
             if not newton:
                 s, y = candidate - params, new_grad - grad
