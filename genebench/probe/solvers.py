@@ -15,6 +15,11 @@ at most `tol`). Every problem starts from zero weights and its prior: never from
 since a solve stopped at `tol` keeps what its start knew along flat directions (a warm start from the all-rows fit
 let random vectors score AUC 1.0 on rare labels).
 
+Small, nearly unregularised binary problems (large features at the paper's fixed C: the ridge 1 / (C n) is at most
+1e-6 in rescaled units) are then finished with Newton's method in float64, from the L-BFGS point: there, a float32
+stop at `tol` leaves the weights far from the optimum along flat directions, and so the AUC. Ordinary features never
+qualify, so their fits are unchanged.
+
 A gene-pair task's features can be a `PairDesign`, which the numpy path multiplies through the embedding tables
 without building the (pairs x features) matrix, and sparse features (word counts, indicators) can be a SciPy
 sparse matrix, multiplied as such; statistics over their rows are taken a block at a time.
@@ -48,6 +53,15 @@ _CHUNK_VALUES = 1 << 23
 """At most this many (row, column) values in one block of logits: bounds the solver's temporary memory."""
 _CACHE_VALUES = 1 << 16
 """About this many values in one block of the loss's elementwise passes, so that their temporaries stay in cache."""
+_NEWTON_RIDGE = 1e-6
+"""Binary problems whose ridge 1 / (C n_train) is at most this (in rescaled units, where the features' mean
+curvature is 1) are nearly unregularised: float32 L-BFGS stopped at `tol` can sit far from their optimum along
+flat directions, so they are finished with Newton's method in float64."""
+_NEWTON_FLOPS = 2**30
+"""The finish runs only if one Hessian of all its problems, P n (d+1)^2 multiply-adds, stays within this."""
+_NEWTON_STEP = 1e-6
+"""Newton's method stops once a step moves the parameters by at most this fraction of their norm."""
+_NEWTON_ITER = 100
 
 
 @dataclass(frozen=True)
@@ -111,8 +125,9 @@ class LogisticFit:
     Attributes:
         proba: shape (n_rows, n_columns), float64, each row scored by the model of the fold that holds it out;
             NaN for rows that are never held out.
-        n_iter: shape (n_folds, n_groups), L-BFGS iterations per problem.
-        converged: shape (n_folds, n_groups), whether each problem met `tol`.
+        n_iter: shape (n_folds, n_groups), iterations per problem (L-BFGS, plus Newton's where it finished).
+        converged: shape (n_folds, n_groups), whether each problem met `tol` at its solution (measured in float64
+            where Newton finished it).
     """
 
     proba: np.ndarray
@@ -227,7 +242,8 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
 
     Per split k, rows with ``folds != k`` train and rows with ``folds == k`` are scored. Each problem is
     scikit-learn's `LogisticRegression(C=C, tol=tol)` fitted on those rows (after a per-split `StandardScaler`
-    when ``scale="standard"``), solved until every gradient entry is at most `tol`.
+    when ``scale="standard"``), solved until every gradient entry is at most `tol`; small, nearly unregularised
+    binary problems are then finished with Newton's method in float64 (see the module docstring).
 
     Args:
         X: shape (n_rows, n_features), raw features: dense, a `PairDesign` or sparse.
@@ -274,15 +290,26 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
     split = np.repeat(np.arange(n_splits), n_columns)
     column = np.tile(np.arange(n_columns), n_splits)
     problems = _Problems(shared, split, column)
-    params, n_iter, converged = problems.minimise(problems.initial(), tol=tol, max_iter=max_iter, memory=memory)
+    params, n_iter, gnorm = problems.minimise(problems.initial(), tol=tol, max_iter=max_iter, memory=memory)
+    if _newton_finishes(X.shape, problems.size, multinomial=multinomial, C=C, n_train=shared.n_train):
+        exact = _Problems(_Shared(dense(X).astype(np.float64), Y, train, mean, spread, basis, multinomial=False,
+                                  C=C, device=device), split, column)
+        params, extra, gnorm = exact.minimise(params, tol=0.0, max_iter=_NEWTON_ITER, newton=True)  # to its step
+        n_iter += extra
     held_out = np.full((X.shape[0], Y.shape[1]), np.nan)
     for k in range(n_splits):
         rows = np.flatnonzero(folds == k)
         if rows.size:
             held_out[rows] = problems.held_out_proba(params, k, rows)
     shape = (n_splits, n_columns)
-    return LogisticFit(proba=held_out, n_iter=shared.to_numpy(n_iter).reshape(shape),
-                       converged=shared.to_numpy(converged).reshape(shape))
+    return LogisticFit(proba=held_out, n_iter=n_iter.reshape(shape), converged=(gnorm <= tol).reshape(shape))
+
+
+def _newton_finishes(shape: tuple[int, int], n_problems: int, *, multinomial: bool, C: float,
+                     n_train: np.ndarray) -> bool:
+    """Whether a solve's problems are small and nearly unregularised enough for the float64 Newton finish."""
+    n, d = shape
+    return not multinomial and C * n_train.min() >= 1 / _NEWTON_RIDGE and n_problems * n * (d + 1) ** 2 <= _NEWTON_FLOPS
 
 
 class _Shared:
@@ -362,8 +389,8 @@ class _Problems:
         xp, sh = self.shared.xp, self.shared
         coef = params[: sh.d] / self.spread  # back to the rescaled features: centring and scaling folded in
         offset = xp.reshape(params[sh.d] - xp.sum(self.mean * coef, axis=0), (1, -1))
-        product = X @ xp.reshape(xp.astype(coef, xp.float32), (sh.d, -1))
-        z = xp.astype(product, xp.float64) + offset if exact else product + xp.astype(offset, xp.float32)
+        product = X @ xp.reshape(xp.astype(coef, X.dtype), (sh.d, -1))
+        z = xp.astype(product, xp.float64) + offset if exact else product + xp.astype(offset, X.dtype)
         return xp.reshape(z, (X.shape[0], self.size, sh.width))
 
     def evaluate(self, params: Any) -> tuple[Any, Any]:
@@ -407,7 +434,10 @@ class _Problems:
         u = 1 + e
         softplus = xp.log(u) + (e - (u - 1)) / u  # log1p(e): log(u), corrected for the rounding of u
         pointwise = xp.maximum(z, 0.0) - y * z + softplus
-        return pointwise * mask, (xp.exp(xp.minimum(z, 0.0)) / u - y) * mask  # sigmoid(z): 1 / u, or e / u below 0
+        residual = (xp.exp(xp.minimum(z, 0.0)) / u - y) * mask  # sigmoid(z): 1 / u, or e / u below 0
+        if z.dtype == xp.float64:  # Newton's finish: sigmoid(z) - 1 as -sigmoid(-z), precise where z >> 0
+            residual = xp.where(y > 0, -xp.exp(-xp.maximum(z, 0.0)) / u * mask, residual)
+        return pointwise * mask, residual
 
     def held_out_proba(self, params: Any, split: int, rows: np.ndarray) -> np.ndarray:
         """Probabilities of `rows` under the problems of `split`, shape (len(rows), columns)."""
@@ -447,19 +477,20 @@ class _Problems:
             weights = weights + outside * grad[: sh.d]
         return xp.concat([weights, grad[sh.d:] / self.curvature[None]], axis=0)
 
-    def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int) -> tuple[Any, Any, Any]:
-        """Lockstep L-BFGS from `params`; a problem leaves the batch once it converges or stalls.
+    def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int = 0,
+                 newton: bool = False) -> tuple[Any, np.ndarray, np.ndarray]:
+        """Lockstep L-BFGS (Newton's method when `newton`) from `params`; a problem leaves the batch once it
+        converges or stalls.
 
-        Returns the solutions (d+1, P, width), iterations (P,) and convergence flags (P,).
+        Returns the solutions (d+1, P, width), iterations (P,) and largest gradient entries there (P,).
         """
         xp, put = self.shared.xp, self.shared.put
         solution = xp.asarray(params, copy=True)
         n_iter = np.zeros(self.size, dtype=np.int64)
-        converged = np.zeros(self.size, dtype=bool)
         active, where = self, np.arange(self.size)
         value, grad = active.evaluate(params)
-        done = self.shared.to_numpy(active.gnorm(grad) <= tol)
-        converged[:] = done
+        gnorm = self.shared.to_numpy(active.gnorm(grad))
+        done = gnorm <= tol
         steps: list[tuple[Any, Any, Any]] = []
         gamma = xp.ones((self.size, 1), dtype=xp.float64, device=self.shared.device)
         for _ in range(max_iter):
@@ -474,27 +505,47 @@ class _Problems:
                 value, gamma = xp.take(value, kept, axis=0), xp.take(gamma, kept, axis=0)
                 steps = [(xp.take(s, kept, axis=1), xp.take(y, kept, axis=1), xp.take(r, kept, axis=0))
                          for s, y, r in steps]
-            direction = -active._two_loop(grad, steps, gamma)
+            settled = np.zeros(len(where), dtype=bool)
+            if newton:  # Newton's steps shrink quadratically: one that barely moves the parameters is the last
+                direction = -active.newton_step(params, grad)
+                small = active.dot(direction, direction) <= _NEWTON_STEP**2 * active.dot(params, params)
+                settled = self.shared.to_numpy(small)[:, 0]
+            else:
+                direction = -active._two_loop(grad, steps, gamma)
             slope = active.dot(grad, direction)
             uphill = slope >= 0
             if bool(xp.any(uphill)):
                 direction = xp.where(uphill[None], -active.precondition(grad), direction)
                 slope = active.dot(grad, direction)
             candidate, (new_value, new_grad), stalled = active._line_search(params, value, grad, direction, slope)
-            s, y = candidate - params, new_grad - grad
-            sy = active.dot(s, y)
-            useful = sy > 1e-12 * xp.sqrt(active.dot(s, s) * active.dot(y, y))
-            rho = xp.where(useful, 1 / xp.where(useful, sy, 1.0), 0.0)
-            gamma = xp.where(useful, sy / xp.where(useful, active.dot(y, active.precondition(y)), 1.0), gamma)
-            steps = [*steps, (s, y, rho)][-memory:]
+            if not newton:
+                s, y = candidate - params, new_grad - grad
+                sy = active.dot(s, y)
+                useful = sy > 1e-12 * xp.sqrt(active.dot(s, s) * active.dot(y, y))
+                rho = xp.where(useful, 1 / xp.where(useful, sy, 1.0), 0.0)
+                gamma = xp.where(useful, sy / xp.where(useful, active.dot(y, active.precondition(y)), 1.0), gamma)
+                steps = [*steps, (s, y, rho)][-memory:]
             n_iter[where] += 1
             params, value, grad = candidate, new_value, new_grad
-            now = self.shared.to_numpy(active.gnorm(grad) <= tol)
-            converged[where] = now
-            done = now | stalled
+            gnorm[where] = self.shared.to_numpy(active.gnorm(grad))
+            done = (gnorm[where] <= tol) | stalled | settled
         else:
             solution[:, put(where)] = params
-        return solution, put(n_iter), put(converged)
+        return solution, n_iter, gnorm
+
+    def newton_step(self, params: Any, grad: Any) -> Any:
+        """Newton's step per (binary) problem, ``H^-1 grad``, with the Hessian ``H`` built in `X`'s precision."""
+        sh, xp = self.shared, self.shared.xp
+        z = self._logits(params, sh.X)[..., 0]  # (n, P)
+        e = xp.exp(-xp.abs(z))
+        weight = e / (1 + e) ** 2 * xp.take(sh.train, self.split_index, axis=1) / self.n_train[:, 0]
+        centred = (sh.X[None] - xp.permute_dims(self.mean, (1, 2, 0))) / xp.permute_dims(self.spread, (1, 2, 0))
+        ones = xp.ones((self.size, sh.n, 1), dtype=centred.dtype, device=sh.device)
+        A = xp.concat([centred, ones], axis=-1)  # (P, n, d+1)
+        H = xp.permute_dims(A * xp.permute_dims(weight, (1, 0))[:, :, None], (0, 2, 1)) @ A
+        ridge = xp.asarray(np.diag(np.arange(sh.d + 1) < sh.d), dtype=H.dtype, device=sh.device)  # not the intercept
+        H = H + ridge / (sh.C * self.n_train)[:, :, None]
+        return xp.permute_dims(xp.linalg.solve(H, xp.permute_dims(grad, (1, 0, 2))), (1, 0, 2))
 
     def _line_search(self, params: Any, value: Any, grad: Any, direction: Any,
                      slope: Any) -> tuple[Any, tuple[Any, Any], np.ndarray]:
