@@ -1,12 +1,13 @@
-"""A sweep of 4 models over every bundled task: sequential local run against Ray with 2 CPUs, in one run.
+"""A sweep of 4 models over every bundled task: a local run against Ray with 2 CPUs, in one run.
 
 The four models take cheap inputs (seeded random vectors at 64 and 128 dimensions, and two precomputed
 tables of 96 and 32), and every embedding is encoded into the cache before timing, so the figures are the
 probing and writing of 4 x 132 results. Both engines read the same cache; results must be bit-identical.
 
-On 2 cores the Ray workers compute with the driver's 2 BLAS threads (that is what makes their results the
-local ones to the bit), so one probe runs at a time: there is nothing to gain, and the target is that Ray
-costs at most 10% over the local time. Ray's start (its processes and one worker) is timed on its own.
+A local run probes one unit per core, each with one BLAS thread; on Ray each probe unit takes one CPU and one BLAS
+thread (that is what makes their results the local ones to the bit). On 2 cores both run two probes at once, so
+there is nothing to gain, and the target is that Ray costs at most 10% over the local time. Ray's start (its
+processes and one worker) is timed on its own.
 
 Usage:
     python benchmarks/bench_sweep.py                                         # every bundled task (132)
@@ -83,8 +84,8 @@ def main() -> None:
     same = _scores(work / "local") == _scores(work / "ray")
     overhead = on_ray - local
     print(f"\n{len(plan.configs)} models x {len(tasks)} tasks = {n_results} results, 2 CPUs "
-          f"(Ray workers: {engine.threads} threads each), load average {os.getloadavg()[0]:.1f}")
-    print(f"local, sequential          {local:8.1f} s   (baseline)")
+          f"(one probe unit per CPU, one BLAS thread each), load average {os.getloadavg()[0]:.1f}")
+    print(f"local, a unit per core     {local:8.1f} s   (baseline)")
     print(f"Ray, 2 CPUs                {on_ray:8.1f} s   speed-up {local / on_ray:.2f}x")
     print(f"Ray overhead               {overhead:8.1f} s   {overhead / local:+.1%} of the local time "
           f"(target <= {TARGET_OVERHEAD:.0%}): {'met' if overhead / local <= TARGET_OVERHEAD else 'NOT met'}")

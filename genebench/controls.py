@@ -242,7 +242,7 @@ def score_values(task: Task, values: np.ndarray, rows: np.ndarray | None = None)
         proba = proba[:, 0]
     readout = np.asarray(task.entities[rows, 1]) if is_ordered_pair(task) else None
     per_fold = [classification_scores(labels[folds == k], proba[folds == k], task_type=task.metadata.type,
-                                      groups=None if readout is None else readout[folds == k])
+                                      groups=None if readout is None else readout[folds == k], thresholded=False)
                 for k in range(int(folds.max()) + 1)]
     return summarise_folds(per_fold)[main_score_for(task)].mean
 

@@ -200,7 +200,7 @@ def label_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
 
 
 def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str,
-                          groups: np.ndarray | None = None) -> dict[str, float]:
+                          groups: np.ndarray | None = None, thresholded: bool = True) -> dict[str, float]:
     """Every classification metric for one fold: AUC from scores, the rest from thresholded scores.
 
     Args:
@@ -208,10 +208,13 @@ def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type:
         y_score: see `roc_auc`.
         task_type: a classification `TaskType`.
         groups: shape (n,), read-out genes; when given, `auc_per_gene` is added (binary types only).
+        thresholded: add the metrics of thresholded scores (False: the AUCs alone, every main score).
     """
     scores = {"roc_auc": roc_auc(y_true, y_score, task_type=task_type)}
     if groups is not None:
         scores["auc_per_gene"] = auc_per_gene(y_true, y_score, groups)
+    if not thresholded:
+        return scores
     return scores | label_scores(y_true, hard_predictions(y_score, task_type=task_type))
 
 
