@@ -296,7 +296,8 @@ class _WeightTable:
     def rows(self, genes: np.ndarray) -> np.ndarray:
         """Row of each of `genes` in `weights`, adding new genes."""
         with self.lock:
-            new = list(dict.fromkeys(g for g in genes.tolist() if g not in self.row_of))
+            names = genes.tolist()
+            new = list(dict.fromkeys(g for g in names if g not in self.row_of))
             if new:
                 keys = np.array([int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little")
                                  for g in new], dtype=np.uint64)
@@ -304,7 +305,7 @@ class _WeightTable:
                 fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float32)
                 self.row_of.update(zip(new, range(len(self.row_of), len(self.row_of) + len(new))))
                 self.weights = np.concatenate([self.weights, fresh.T], axis=1)
-            return np.fromiter(map(self.row_of.__getitem__, genes.tolist()), np.int64, len(genes))
+            return np.fromiter(map(self.row_of.__getitem__, names), np.int64, len(names))
 
 
 _TABLES: dict[tuple[int, int], _WeightTable] = {}

@@ -294,7 +294,8 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
     if _newton_finishes(X.shape, problems.size, multinomial=multinomial, C=C, n_train=shared.n_train):
         exact = _Problems(_Shared(dense(X).astype(np.float64), Y, train, mean, spread, basis, multinomial=False,
                                   C=C, device=device), split, column)
-        params, extra, gnorm = exact.minimise(params, tol=0.0, max_iter=_NEWTON_ITER, newton=True)  # to its step
+        params, extra, gnorm = exact.minimise(params, tol=0.0, max_iter=_NEWTON_ITER, memory=memory,
+                                              newton=True)  # to its step
         n_iter += extra
     held_out = np.full((X.shape[0], Y.shape[1]), np.nan)
     for k in range(n_splits):
@@ -477,7 +478,7 @@ class _Problems:
             weights = weights + outside * grad[: sh.d]
         return xp.concat([weights, grad[sh.d:] / self.curvature[None]], axis=0)
 
-    def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int = 0,
+    def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int,
                  newton: bool = False) -> tuple[Any, np.ndarray, np.ndarray]:
         """Lockstep L-BFGS (Newton's method when `newton`) from `params`; a problem leaves the batch once it
         converges or stalls.
