@@ -171,11 +171,17 @@ def _stacked(y: np.ndarray, offset: np.ndarray, x: np.ndarray, folds: np.ndarray
     folds = folds[by_fold]
     y, offset, x = (np.asarray(v[by_fold], dtype=np.float32) for v in (y, offset, x))
     a, b = np.zeros(y.shape[1]), np.zeros(y.shape[1])
+    active, fitting = np.arange(y.shape[1]), (y, offset, x)  # the columns still fitted, and their data
     for _ in range(n_iter):
-        step_a, step_b = _solve(_newton_sums(y, offset, x, a, b)[None])
-        a, b = a + step_a[0], b + step_b[0]
-        if np.all(np.abs(step_b) <= 1e-4 * (1.0 + np.abs(b))):  # the slope sets the ranking; a only helps fit it
+        step_a, step_b = _solve(_newton_sums(*fitting, a[active], b[active])[None])
+        a[active] += step_a[0]
+        b[active] += step_b[0]
+        done = np.abs(step_b[0]) <= 1e-4 * (1.0 + np.abs(b[active]))  # the slope sets the ranking; a helps fit it
+        if done.all():
             break
+        if done.any():
+            active = active[~done]
+            fitting = tuple(v[:, active] for v in (y, offset, x))
     starts = np.flatnonzero(np.r_[True, folds[1:] != folds[:-1]])
     per_fold = _newton_sums(y, offset, x, a, b, starts)
     _, step_b = _solve(per_fold.sum(axis=0)[None] - per_fold)  # each fold's rows left out: (n_folds, n_columns)
@@ -265,20 +271,20 @@ def _fold_auc(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray]:
     starts[::n] = True  # a tie never spans two columns
     group = np.cumsum(starts) - 1
     first = np.flatnonzero(starts)
-    pos_in = np.bincount(group, weights=is_positive)
+    pos_in = np.add.reduceat(is_positive, first, dtype=np.float64)
     neg_in = np.diff(np.r_[first, ordered.size]) - pos_in
-    column = first // n  # of each group
+    base = np.searchsorted(first, np.arange(len(y)) * n)  # each column's first group
+    per_column = np.diff(np.r_[base, len(first)])  # groups per column, to spread a column's values over them
     pos_below, neg_below = np.cumsum(pos_in) - pos_in, np.cumsum(neg_in) - neg_in
-    base = np.searchsorted(column, np.arange(len(y)))  # each column's first group
-    pos_below -= pos_below[base][column]
-    neg_below -= neg_below[base][column]
+    pos_below -= np.repeat(pos_below[base], per_column)
+    neg_below -= np.repeat(neg_below[base], per_column)
     below_positive = neg_below + 0.5 * neg_in  # a positive's negatives below it, per group
     below_negative = pos_below + 0.5 * pos_in
-    n_pos, n_neg = positives[column], negatives[column]
-    auc = np.bincount(column, weights=pos_in * below_positive, minlength=len(y)) / (positives * negatives)
+    auc = np.add.reduceat(pos_in * below_positive, base) / (positives * negatives)
     weight = positives / positives.sum()
-    psi_positive = (below_positive / n_neg - auc[column]) / n_pos * weight[column]
-    psi_negative = (1.0 - below_negative / n_pos - auc[column]) / n_neg * weight[column]
+    at_auc, n_pos, n_neg, at_weight = np.repeat(np.stack([auc, positives, negatives, weight]), per_column, axis=1)
+    psi_positive = (below_positive / n_neg - at_auc) * (at_weight / n_pos)
+    psi_negative = (1.0 - below_negative / n_pos - at_auc) * (at_weight / n_neg)
     psi = np.where(is_positive, psi_positive[group], psi_negative[group])
     return float(auc @ weight), np.bincount(order.ravel(), weights=psi, minlength=n)
 
@@ -295,16 +301,19 @@ class _WeightTable:
 
     def rows(self, genes: np.ndarray) -> np.ndarray:
         """Row of each of `genes` in `weights`, adding new genes."""
+        names = genes.tolist()
         with self.lock:
-            names = genes.tolist()
+            try:
+                return np.fromiter(map(self.row_of.__getitem__, names), np.int64, len(names))
+            except KeyError:  # genes not drawn yet
+                pass
             new = list(dict.fromkeys(g for g in names if g not in self.row_of))
-            if new:
-                keys = np.array([int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little")
-                                 for g in new], dtype=np.uint64)
-                uniform = (_splitmix64(keys[:, None] ^ self.salts[None, :]) >> np.uint64(11)) * 2.0**-53
-                fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float32)
-                self.row_of.update(zip(new, range(len(self.row_of), len(self.row_of) + len(new))))
-                self.weights = np.concatenate([self.weights, fresh.T], axis=1)
+            keys = np.array([int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little")
+                             for g in new], dtype=np.uint64)
+            uniform = (_splitmix64(keys[:, None] ^ self.salts[None, :]) >> np.uint64(11)) * 2.0**-53
+            fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float32)
+            self.row_of.update(zip(new, range(len(self.row_of), len(self.row_of) + len(new))))
+            self.weights = np.concatenate([self.weights, fresh.T], axis=1)
             return np.fromiter(map(self.row_of.__getitem__, names), np.int64, len(names))
 
 
@@ -328,14 +337,15 @@ def bootstrap_shifts(genes: np.ndarray, influence: np.ndarray, n_boot: int, seed
     """Each draw's first-order change of a statistic whose per-row influence is `influence`: the sum over rows of
     the row's gene weight times its influence (rows of one gene move together). Shape (n_boot,)."""
     table, rows = _table_rows(genes, n_boot, seed)
-    per_gene = np.bincount(rows, weights=influence, minlength=table.weights.shape[1])
-    return table.weights @ per_gene.astype(np.float32)
+    weights = table.weights  # once: another thread may add genes meanwhile
+    per_gene = np.bincount(rows, weights=influence, minlength=weights.shape[1])
+    return weights @ per_gene.astype(np.float32)
 
 
 def _table_rows(genes: np.ndarray, n_boot: int, seed: int) -> tuple[_WeightTable, np.ndarray]:
     """The weight table of (n_boot, seed) and the row of each of `genes` in it."""
     table = _TABLES.setdefault((n_boot, seed), _WeightTable(n_boot, seed))
-    return table, table.rows(np.asarray(genes, dtype=str))
+    return table, table.rows(np.asarray(genes))
 
 
 def _splitmix64(z: np.ndarray) -> np.ndarray:

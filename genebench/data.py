@@ -214,10 +214,8 @@ class BenchmarkData:
         derived task gets its parent's column. Controls stored as scores only (`random`) are not included.
         """
         meta = self.metadata(task_name, folds)
-        table = self.control_table
-        rows = table[(table["folds"] == _scheme(folds)) & (table["task"] == meta.name) & table["file"].notna()]
         out = {}
-        for record in rows.to_dict("records"):
+        for record in self._prediction_records.get((_scheme(folds), meta.name), []):
             flat = self._prediction_file(record["file"])
             start, n_rows, n_columns = int(record["offset"]), int(record["n_rows"]), int(record["n_columns"])
             stored = flat[start:start + n_rows * n_columns].reshape(n_rows, n_columns)
@@ -228,6 +226,15 @@ class BenchmarkData:
             values = block if column < 0 and task_type(meta.type).target != "binary" else block[:, 0]
             out[record["control"]] = values.astype(np.float32)
         return out
+
+    @cached_property
+    def _prediction_records(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """(scheme, task) -> the control table's records that locate stored predictions."""
+        table = self.control_table
+        records: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for record in table[table["file"].notna()].to_dict("records"):
+            records.setdefault((record["folds"], record["task"]), []).append(record)
+        return records
 
     def _prediction_file(self, relative: str) -> np.ndarray:
         if relative not in self._prediction_files:

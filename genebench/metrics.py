@@ -69,7 +69,7 @@ def midranks(values: np.ndarray) -> np.ndarray:
         if np.isnan(column).any():
             ranks[:, j] = np.nan
             continue
-        order = np.argsort(column, kind="mergesort")
+        order = np.argsort(column)  # ties are ranked as groups, so any sort order of them gives the same ranks
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
         ordered = column[order]
