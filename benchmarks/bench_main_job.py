@@ -23,6 +23,7 @@ grow with the texts: its ratio to the plain script means most on a large subset 
 
     python benchmarks/bench_main_job.py --limit 200     # the first 200 texts (in gene order), every contender
     python benchmarks/bench_main_job.py --limit 2000 --contenders plain main    # the main command vs the plain script
+    python benchmarks/bench_main_job.py --contenders plain main --rounds 2      # the whole job, plain main main plain
     python benchmarks/bench_main_job.py                 # the whole job (about 40 minutes on 2 AVX2 cores)
 """
 
@@ -169,6 +170,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="run every contender on the first N texts (gene order)")
     parser.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=list(CONTENDERS))
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the contenders this many times, in reverse order every other round (the table "
+                             "shows each contender's mean), so a machine that slows or speeds up over the run "
+                             "weighs on every contender alike (default 1)")
     parser.add_argument("--worker", choices=CONTENDERS[:-1], help=argparse.SUPPRESS)
     parser.add_argument("--texts", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--vectors", type=Path, help=argparse.SUPPRESS)
@@ -190,17 +195,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="genebench-bench-") as folder:
         tmp = Path(folder)
         (tmp / "texts.json").write_text(json.dumps(texts))
-        limits, figures = [matmul_limit()], {}
+        limits, runs = [matmul_limit()], {kind: [] for kind in args.contenders}
         print(f"matmul limit: {limits[0][0] / 1e9:6.1f} GFLOP/s, {limits[0][1] / 1e9:5.1f} GFLOP per CPU s "
               f"(load {load()})", flush=True)
-        for kind in args.contenders:
-            figures[kind] = run_contender(kind, tmp, genes)
-            limits.append(matmul_limit())
-            figures[kind]["limit"], figures[kind]["limit_cpu"] = np.mean(limits[-2:], axis=0)
-            figures[kind]["load"] = float(load())
-            wall_limit, cpu_limit = limits[-1]
-            print(f"{LABELS[kind]:<36} done: {figures[kind]['encoding']:7.1f} s; matmul limit {wall_limit / 1e9:6.1f} "
-                  f"GFLOP/s, {cpu_limit / 1e9:5.1f} per CPU s (load {load()})", flush=True)
+        for round_ in range(args.rounds):
+            for kind in args.contenders[::-1] if round_ % 2 else args.contenders:  # A B, B A, ...: drift hits both
+                run = run_contender(kind, tmp, genes)
+                limits.append(matmul_limit())
+                run["limit"], run["limit_cpu"] = np.mean(limits[-2:], axis=0)
+                run["load"] = float(load())
+                runs[kind].append(run)
+                wall_limit, cpu_limit = limits[-1]
+                print(f"{LABELS[kind]:<36} done: {run['encoding']:7.1f} s, process {run['wall']:7.1f} s; matmul limit "
+                      f"{wall_limit / 1e9:6.1f} GFLOP/s, {cpu_limit / 1e9:5.1f} per CPU s (load {load()})", flush=True)
+        figures = {kind: {key: float(np.mean([run[key] for run in done])) for key in done[0]}
+                   for kind, done in runs.items()}
         plain = figures.get("plain")
         reference = np.load(tmp / "plain.npy") if plain else None
         print(f"\n{'contender':<36} {'encoding s':>10} {'CPU s':>7} {'process s':>9} {'limit GF/s':>10} {'share':>6} "
@@ -223,6 +232,8 @@ def main() -> None:
               f"{main_run['encoding']:.1f} s and the rest (data, probing, controls, figure) "
               f"{main_run['wall'] - main_run['encoding']:.1f} s" + (
                   f"; the plain script's process: {plain['wall']:.1f} s ({plain['cpu']:.1f} CPU s)" if plain else ""))
+    if args.rounds > 1:
+        print(f"\nevery figure is the mean of {args.rounds} rounds, the contenders in reverse order every other round")
     print("\nshare: the job's FLOPs over the encoding's wall seconds, against the limit; CPU share: over its CPU "
           "seconds, against the limit's FLOP per CPU second (less sensitive to other processes on the machine). "
           "x plain: encoding seconds over the plain script's; for the main command, its whole process over the plain "
