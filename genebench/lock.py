@@ -1,8 +1,9 @@
 """One writer per folder: a lock file naming its process, and leftovers of dead processes recognised as such.
 
 `folder_lock(folder)` creates `<folder>/.genebench.lock` exclusively (it holds the owner's PID and host) and
-removes it on exit. A second process asking for the same folder fails at once with a message naming the
-owner; a lock left by a process that no longer runs on this host is taken over with a warning.
+removes it on exit, with any temporary file left in the folder (the holder is its only writer). A second process
+asking for the same folder fails at once with a message naming the owner; a lock left by a process that no longer
+runs on this host is taken over with a warning.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from genebench.atomic import remove_stale_temporaries
 from genebench.errors import GenebenchError
 
 logger = logging.getLogger(__name__)
@@ -93,4 +95,5 @@ def folder_lock(folder: str | Path, *, what: str = "genebench") -> Iterator[Path
         yield path
     finally:
         if (_owner(path) or {}).get("pid") == me["pid"]:
+            remove_stale_temporaries(folder)  # a write cut short (Ctrl-C just as it made its temporary) leaves none
             path.unlink(missing_ok=True)

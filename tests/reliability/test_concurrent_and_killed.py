@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from reliability_helpers import TASK, no_partial_files, paper_result_files, result_files
 
+from genebench.atomic import TMP_SUFFIX
 from genebench.lock import LOCK_FILE, folder_lock
 
 TASKS = [TASK, "N1 targets", "N1 network", "Pathways"]
@@ -75,6 +77,18 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     assert run.returncode == 0, err[-800:]
     assert f"removing a stale lock left by process {int(dead.stdout)}, which no longer runs" in err
     assert len(paper_result_files(out)) == 1 and len(result_files(out)) == 2 and not (out / LOCK_FILE).exists()
+
+
+def test_a_write_cut_short_under_the_lock_leaves_no_temporary(tmp_path):
+    """Ctrl-C just after a write made its temporary (before it could take charge of it): releasing the folder
+    removes the temporary with the lock."""
+    out = tmp_path / "out"
+    (out / "model").mkdir(parents=True)
+    with pytest.raises(KeyboardInterrupt), folder_lock(out):
+        handle, name = tempfile.mkstemp(dir=out / "model", prefix=".task.json.", suffix=TMP_SUFFIX)
+        os.close(handle)
+        raise KeyboardInterrupt
+    assert not Path(name).exists() and not (out / LOCK_FILE).exists()
 
 
 def test_two_encoders_of_one_model_share_a_cache(tmp_path):
