@@ -46,7 +46,8 @@ def test_v18_layout_skips_absent_columns_and_reads_renamed_ones(fixtures, mapper
 
 
 def test_build_records_min_class_size_and_derived_tasks(tmp_path, fixtures, hgnc_file):
-    data = build_data(tmp_path, ["hpa"], sources_dir=fixtures, hgnc=hgnc_file, progress=False)
+    data = build_data(tmp_path, ["hpa"], sources_dir=fixtures, hgnc=hgnc_file, controls=False,
+                      progress=False)  # the controls are tests/test_controls.py's
     chromosome = data.metadata("Chromosome")
     assert chromosome.min_class_size == 5 and chromosome.type == "categorical"
     task = data.load_task("Chromosome")

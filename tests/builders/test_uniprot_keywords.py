@@ -55,7 +55,8 @@ def test_local_table_matches_the_stream(fixtures, hgnc_file):
 
 
 def test_build_gives_nine_category_tasks_with_derived_ones(tmp_path, fixtures, hgnc_file):
-    data = build_data(tmp_path, ["uniprot_keywords"], sources_dir=fixtures, hgnc=hgnc_file, progress=False)
+    data = build_data(tmp_path, ["uniprot_keywords"], sources_dir=fixtures, hgnc=hgnc_file, controls=False,
+                      progress=False)  # the controls are tests/test_controls.py's
     parents = [t for t in data.tasks() if t.type == "multi-label"]
     skipped = data.manifest["families"]["uniprot_keywords"]["skipped_tasks"]
     no_label = "no label has 5 genes with it and 5 without it in this source."
