@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 
 from dataset_builders.base import FEATURES
 from genebench import __version__
-from genebench.atomic import remove_stale_temporaries, write_atomic
+from genebench.atomic import write_atomic
 from genebench.builders import FAMILIES, get_builder_class
 from genebench.card import write_card
 from genebench.constants import DEFAULT_SEED, N_FOLDS, downloads_dir
@@ -106,7 +106,6 @@ def _remove_leftovers(out: Path) -> None:
     for leftover in sorted([*out.glob(".staging-*"), *out.glob(".old-*")]):
         logger.warning("removing '%s', left by a build that was interrupted", leftover)
         shutil.rmtree(leftover, ignore_errors=True)
-    remove_stale_temporaries(out)
 
 
 def _build_locked(out: Path, names: list[str], *, sources_dir: str | Path | None, hgnc: str | Path | None,

@@ -1,9 +1,9 @@
 """One writer per folder: a lock file naming its process, and leftovers of dead processes recognised as such.
 
 `folder_lock(folder)` creates `<folder>/.genebench.lock` exclusively (it holds the owner's PID and host) and
-removes it on exit, with any temporary file left in the folder (the holder is its only writer). A second process
-asking for the same folder fails at once with a message naming the owner; a lock left by a process that no longer
-runs on this host is taken over with a warning.
+removes it on exit; taking and releasing it removes any temporary file in the folder (the holder is its only
+writer, so one found then is garbage). A second process asking for the same folder fails at once with a message
+naming the owner; a lock left by a process that no longer runs on this host is taken over with a warning.
 """
 
 from __future__ import annotations
@@ -91,6 +91,9 @@ def folder_lock(folder: str | Path, *, what: str = "genebench") -> Iterator[Path
         break
     else:
         raise FolderLockedError(f"folder '{folder}': cannot take its lock '{path}'; delete it and retry.")
+    if removed := remove_stale_temporaries(folder):
+        logger.warning("folder '%s': removed %d temporary files of an earlier %s that was killed", folder, removed,
+                       what)
     try:
         yield path
     finally:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from genebench.atomic import remove_stale_temporaries
 from genebench.config import RunConfig
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
@@ -301,8 +300,6 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
 
     out, timer = Path(out), Timer()
     with folder_lock(out, what="genebench run"):
-        if removed := remove_stale_temporaries(out):
-            logger.warning("removed %d temporary files of an earlier run that was killed", removed)
         encoder = make_encoder(config, data, engine)
         with timer.phase("read"):
             model = model_record(encoder.meta.keyed(), config)  # a bad model id fails here, before any task loads
