@@ -4,8 +4,9 @@ It runs what all-MiniLM-L6-v2 is made of: a BERT encoder (absolute positions, ex
 optional Normalize module, with the model's `tokenizer.json` through `tokenizers`. In float32 its vectors agree
 with sentence-transformers on torch to about 1e-7. Texts are batched by token count (`plan_batches`), and the
 batches run on every core at once, each with a single-threaded BLAS, so the element-wise work (softmax, GELU
-through NumPy's SIMD `exp`) is parallel too. GELU runs in blocks of about a core's L2 cache, on preallocated
-scratch arrays, and softmax skips its max shift unless a row sum shows it was needed.
+through NumPy's SIMD `exp`) is parallel too. GELU runs in blocks within a core's L2 cache, on preallocated
+scratch arrays, layer norm sums with a product and an einsum, and softmax skips its max shift unless a row sum
+shows it was needed.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from model_adapters.hub import local_folder, read_json, resolve_model
 
 SUPPORTED = "BERT sentence-transformers models with mean pooling, such as all-MiniLM-L6-v2"
 _FILES = ["*.json", "model.safetensors"]  # what the runtime reads from a Hub repo
-_ROWS = 256  # tokens per block of the feed-forward's products (their 4x-wide activations stay in L3)
-_GELU_ROWS = 32  # tokens per GELU block: with its two scratch arrays ~L2's size (fastest of 8 to 128 rows)
+_ROWS = 2048  # tokens per block of the feed-forward's products: a whole batch of the default plan (fastest of 256 to
+# 2,048 on 2 Sapphire Rapids cores: 6% faster encoding than 256, which had been chosen on an AMD EPYC)
+_GELU_ROWS = 32  # tokens per GELU block: with its three scratch arrays within L2 (fastest of 8 to 128 rows)
 _BLOCK = 1 << 17  # attention scores per block of texts
 _TINY, _HUGE = np.float32(1e-20), np.float32(1e35)  # safe row sums of unshifted softmax terms (see _softmax_terms)
 
@@ -70,48 +72,52 @@ def unsupported_reason(folder: Path) -> str | None:
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: np.float32) -> np.ndarray:
-    """Layer norm over the last axis, in place; shape (tokens, hidden)."""
-    x -= x.mean(-1, keepdims=True)
-    scale = np.mean(np.square(x), -1, keepdims=True)
-    scale += eps
-    np.sqrt(scale, out=scale)
-    np.reciprocal(scale, out=scale)
-    x *= scale
+    """Layer norm over the last axis, in place; shape (tokens, hidden). The sums are a product and an einsum: one
+    pass each, no temporary."""
+    scale = np.float32(1 / x.shape[-1])
+    mean = x @ np.full(x.shape[-1], scale, dtype=np.float32)
+    x -= mean[:, None]
+    variance = np.einsum("ij,ij->i", x, x)
+    variance *= scale
+    variance += eps
+    np.sqrt(variance, out=variance)
+    np.reciprocal(variance, out=variance)
+    x *= variance[:, None]
     x *= weight
     x += bias
     return x
 
 
-# Abramowitz and Stegun 7.1.26: erfc(z) ~ t * P(t) * exp(-z^2), t = 1 / (1 + p z), |error in erf| < 1.5e-7;
-# p is scaled by 1/sqrt(2), for erfc(|x| / sqrt(2)) = 2 Phi(-|x|).
-_P = np.float32(0.3275911 * np.sqrt(0.5))
-_A = [np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)]
+# Abramowitz and Stegun 7.1.26: erfc(z) ~ t * P(t) * exp(-z^2), t = 1 / (1 + p z), |error in erf| < 1.5e-7. For
+# z = |x| / sqrt(2), t = u / P with u = 1 / (1 / P + |x|) and P = p / sqrt(2): the polynomial is taken in u, its
+# coefficients a_k / P^k halved, so that it gives erfc(|x| / sqrt(2)) / 2 = Phi(-|x|) with one pass fewer.
+_P = 0.3275911 * np.sqrt(0.5)
+_INVERSE_P = np.float32(1 / _P)
+_C = [np.float32(a / (2 * _P ** k)) for k, a in
+      ((5, 1.061405429), (4, -1.453152027), (3, 1.421413741), (2, -0.284496736), (1, 0.254829592))]
 
 
-def gelu(x: np.ndarray, work: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Exact (erf) GELU, x * Phi(x), in place, through NumPy's SIMD exp: (x + |x| - |x| erfc(|x| / sqrt(2))) / 2.
+def gelu(x: np.ndarray, work: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Exact (erf) GELU, x * Phi(x), in place, through NumPy's SIMD exp: max(x, 0) - |x| Phi(-|x|).
 
-    `work` is two scratch arrays of x's shape (allocated when None). Within 2e-7 * max(1, |x|) of the float64 erf
-    GELU over [-12, 12] (scipy's float32 erf: 1.1e-7).
+    `work` is three scratch arrays of x's shape (allocated when None). Within 2e-7 * max(1, |x|) of the float64
+    erf GELU over [-12, 12] (scipy's float32 erf: 1.1e-7).
     """
-    t, poly = work or (np.empty_like(x), np.empty_like(x))
-    np.abs(x, out=t)
-    t *= _P
-    t += 1
-    np.reciprocal(t, out=t)
-    np.multiply(t, _A[0], out=poly)
-    for a in _A[1:]:
-        poly += a
-        poly *= t
-    np.square(x, out=t)
-    t *= np.float32(-0.5)
-    np.exp(t, out=t)
-    poly *= t  # erfc(|x| / sqrt(2))
-    np.abs(x, out=t)
-    poly *= t
-    x += t
-    x -= poly
-    x *= np.float32(0.5)
+    size, u, tail = work or (np.empty_like(x), np.empty_like(x), np.empty_like(x))
+    np.abs(x, out=size)
+    np.add(size, _INVERSE_P, out=u)
+    np.reciprocal(u, out=u)
+    np.multiply(u, _C[0], out=tail)
+    for c in _C[1:]:
+        tail += c
+        tail *= u
+    np.square(x, out=u)
+    u *= np.float32(-0.5)
+    np.exp(u, out=u)
+    tail *= u  # Phi(-|x|)
+    tail *= size
+    np.maximum(x, 0, out=x)
+    x -= tail
     return x
 
 
@@ -201,7 +207,7 @@ class _Bert:
         keys = np.where(np.arange(length) < lengths[:, None], 0, -np.inf).astype(np.float32)[:, None, None]
         group = max(1, _BLOCK // (self.heads * length * length))  # texts whose attention scores fit in cache
         width = self.layers[0].up.shape[1]
-        work = (np.empty((_GELU_ROWS, width), np.float32), np.empty((_GELU_ROWS, width), np.float32))
+        work = tuple(np.empty((_GELU_ROWS, width), np.float32) for _ in range(3))
         for layer in self.layers:
             qkv = h @ layer.qkv
             qkv += layer.qkv_bias
@@ -224,7 +230,7 @@ class _Bert:
                 up += layer.up_bias
                 for j in range(0, len(up), _GELU_ROWS):
                     block = up[j:j + _GELU_ROWS]
-                    gelu(block, (work[0][:len(block)], work[1][:len(block)]))
+                    gelu(block, tuple(w[:len(block)] for w in work))
                 np.matmul(up, layer.down, out=out[i:i + _ROWS])
             out += layer.down_bias
             out += h
