@@ -5,13 +5,17 @@ of the genes are covered and almost every task is scored on part of its rows), s
 tasks exist. The stored scores were made by the code before the pipeline was split, and stored again when every
 probe moved to one BLAS thread (main scores moved by at most 1.0e-6, a fold's by 5.0e-6): BLAS sums in another order
 with another thread count (`python tests/test_scores_unchanged.py --store` rewrites them: only for a change meant
-to move scores).
+to move scores). For the same reason the run happens in a fresh process whose OpenBLAS runs one fixed kernel,
+`KERNEL`: OpenBLAS picks its kernels by CPU, and its AVX-512 ones sum in another order than the AVX2 ones the scores
+were stored with (41 tasks moved by about 1e-7 on a Sapphire Rapids).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +31,7 @@ from genebench.pipeline import run, select_tasks, task_genes
 
 STORED = Path(__file__).parent / "fixtures" / "scores_unchanged.json"
 DIM = 16
+KERNEL = "Haswell"  # OpenBLAS's AVX2 kernels: every x86-64 CPU since 2013 runs them, AMD's Zen by default
 
 
 def _seed(symbol: str) -> int:
@@ -54,10 +59,26 @@ def scores(data: BenchmarkData, folder: Path) -> dict[str, dict]:
                              if r.skipped is None else {})} for r in done.results}
 
 
+def scores_on_the_fixed_kernel(folder: Path) -> dict[str, dict]:
+    """`scores` in a fresh process whose OpenBLAS runs `KERNEL`; skips where this CPU cannot run it."""
+    done = subprocess.run([sys.executable, __file__, "--print", str(folder)], capture_output=True, text=True,
+                          env={**os.environ, "OPENBLAS_CORETYPE": KERNEL})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    if found["kernel"] != KERNEL:
+        pytest.skip(f"OpenBLAS runs its {found['kernel']} kernel here, not {KERNEL}: the stored scores' sums differ")
+    return found["scores"]
+
+
+def _kernel() -> str:
+    from threadpoolctl import threadpool_info
+
+    return next((i.get("architecture", "?") for i in threadpool_info() if i["internal_api"] == "openblas"), "none")
+
+
 def test_every_tasks_scores_are_the_stored_ones_bit_for_bit(tmp_path):
     stored = json.loads(STORED.read_text())
-    data = BenchmarkData(SNAPSHOT_DIR)
-    now = scores(data, tmp_path)
+    now = scores_on_the_fixed_kernel(tmp_path)
     compared = sorted(set(stored) & set(now))
     assert len(compared) >= 120, f"only {len(compared)} of the stored tasks still exist"
     different = {name: (stored[name], now[name]) for name in compared if stored[name] != now[name]}
@@ -66,8 +87,11 @@ def test_every_tasks_scores_are_the_stored_ones_bit_for_bit(tmp_path):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--store"]:
+    if sys.argv[1:2] == ["--print"] and len(sys.argv) == 3:  # the test's fresh process
+        print(json.dumps({"kernel": _kernel(), "scores": scores(BenchmarkData(SNAPSHOT_DIR), Path(sys.argv[2]))}))
+    elif sys.argv[1:] == ["--store"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            STORED.write_text(json.dumps(scores_on_the_fixed_kernel(Path(tmp)), indent=1) + "\n")
+        print(f"stored {STORED}")
+    else:
         pytest.exit("usage: python tests/test_scores_unchanged.py --store", returncode=2)
-    with tempfile.TemporaryDirectory() as tmp:
-        STORED.write_text(json.dumps(scores(BenchmarkData(SNAPSHOT_DIR), Path(tmp)), indent=1) + "\n")
-    print(f"stored {STORED}")
