@@ -28,7 +28,7 @@ from model_adapters.hub import local_folder, read_json, resolve_model
 SUPPORTED = "BERT sentence-transformers models with mean pooling, such as all-MiniLM-L6-v2"
 _FILES = ["*.json", "model.safetensors"]  # what the runtime reads from a Hub repo
 _ROWS = 2048  # tokens per block of the feed-forward's products: a whole batch of the default plan (fastest of 256 to
-# 2,048 on 2 Sapphire Rapids cores: 6% faster encoding than 256, which had been chosen on an AMD EPYC)
+# 2,048 on 2 Intel AVX-512 cores: 6% faster encoding than 256, which had been chosen on an AMD EPYC)
 _GELU_ROWS = 32  # tokens per GELU block: with its three scratch arrays within L2 (fastest of 8 to 128 rows)
 _BLOCK = 1 << 17  # attention scores per block of texts
 _TINY, _HUGE = np.float32(1e-20), np.float32(1e35)  # safe row sums of unshifted softmax terms (see _softmax_terms)

@@ -7,7 +7,7 @@ probe moved to one BLAS thread (main scores moved by at most 1.0e-6, a fold's by
 with another thread count (`python tests/test_scores_unchanged.py --store` rewrites them: only for a change meant
 to move scores). For the same reason the run happens in a fresh process whose OpenBLAS runs one fixed kernel,
 `KERNEL`: OpenBLAS picks its kernels by CPU, and its AVX-512 ones sum in another order than the AVX2 ones the scores
-were stored with (41 tasks moved by about 1e-7 on a Sapphire Rapids).
+were stored with (41 tasks moved by about 1e-7 on an AVX-512 Intel Xeon).
 """
 
 from __future__ import annotations
