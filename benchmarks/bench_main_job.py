@@ -24,6 +24,7 @@ grow with the texts: its ratio to the plain script means most on a large subset 
     python benchmarks/bench_main_job.py --limit 200     # the first 200 texts (in gene order), every contender
     python benchmarks/bench_main_job.py --limit 2000 --contenders plain main    # the main command vs the plain script
     python benchmarks/bench_main_job.py --contenders plain main --rounds 2      # the whole job, plain main main plain
+    python benchmarks/bench_main_job.py --limit 1000 --order longest --contenders plain numpy   # the longest texts
     python benchmarks/bench_main_job.py                 # the whole job (about 40 minutes on 2 AVX2 cores)
 """
 
@@ -47,6 +48,7 @@ SHAPES = [(384, 1152), (384, 384), (384, 1536), (1536, 384)]  # MiniLM's matrix 
 LAYERS, HIDDEN = 6, 384
 PHASES_LOG = "seconds per phase: "  # what `genebench run --debug` logs its phases' seconds after
 CONTENDERS = ("plain", "numpy", "torch", "torch-intra-op", "main")
+ORDERS = ("genes", "shortest", "middle", "longest")
 LABELS = {"plain": "plain sentence-transformers script", "numpy": "genebench encode, NumPy",
           "torch": "genebench encode, torch float32", "torch-intra-op": "  torch, its own intra-op threads",
           "main": "README main command, cold (NumPy)"}
@@ -91,6 +93,17 @@ def job_texts() -> tuple[list[str], list[str]]:
     described = DescriptionSource("refseq", hgnc=data.hgnc(), path=data.descriptions("refseq")).describe(genes)
     kept = [g for g in genes if g in described.texts]
     return kept, [described.texts[g] for g in kept]
+
+
+def subset(lengths: np.ndarray, limit: int | None, order: str) -> np.ndarray:
+    """The indices of the texts to run, in gene order: all of them, or `limit` of them picked by `order`."""
+    if limit is None or limit >= len(lengths):
+        return np.arange(len(lengths))
+    if order == "genes":
+        return np.arange(limit)
+    by_length = np.argsort(lengths, kind="stable")
+    start = {"shortest": 0, "middle": (len(lengths) - limit) // 2, "longest": len(lengths) - limit}[order]
+    return np.sort(by_length[start:start + limit])
 
 
 def job_flops(lengths: np.ndarray) -> float:
@@ -169,6 +182,10 @@ def run_contender(kind: str, tmp: Path, genes: list[str]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, help="run every contender on the first N texts (gene order)")
+    parser.add_argument("--order", choices=ORDERS, default="genes",
+                        help="which texts --limit takes: the first in gene order (default), the shortest, those "
+                             "around the median token count, or the longest; a subset's share of short texts sets "
+                             "how far the runtimes part")
     parser.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=list(CONTENDERS))
     parser.add_argument("--rounds", type=int, default=1,
                         help="run the contenders this many times, in reverse order every other round (the table "
@@ -186,11 +203,13 @@ def main() -> None:
     from model_adapters.numpy_encoder import NumpySentenceEncoder
 
     genes, texts = job_texts()
-    genes, texts = genes[:args.limit], texts[:args.limit]
     tokenizer = NumpySentenceEncoder(resolve_model(MODEL)[0]).tokenizer
     lengths = np.array([len(e.ids) for e in tokenizer.encode_batch(texts)])
+    picked = subset(lengths, args.limit, args.order)
+    genes, texts, lengths = [genes[i] for i in picked], [texts[i] for i in picked], lengths[picked]
     flops = job_flops(lengths)
-    print(f"machine: {os.cpu_count()} cores; the job: {len(texts):,} texts, {lengths.sum():,} tokens (mean "
+    chosen = f" ({args.order} {args.limit:,})" if args.limit else ""
+    print(f"machine: {os.cpu_count()} cores; the job{chosen}: {len(texts):,} texts, {lengths.sum():,} tokens (mean "
           f"{lengths.mean():.0f}, {(lengths >= 256).mean():.1%} truncated at 256), {flops / 1e12:.2f} TFLOP")
     with tempfile.TemporaryDirectory(prefix="genebench-bench-") as folder:
         tmp = Path(folder)

@@ -29,7 +29,7 @@ SUPPORTED = "BERT sentence-transformers models with mean pooling, such as all-Mi
 _FILES = ["*.json", "model.safetensors"]  # what the runtime reads from a Hub repo
 _ROWS = 2048  # tokens per block of the feed-forward's products: a whole batch of the default plan (fastest of 256 to
 # 2,048 on 2 Intel AVX-512 cores: 6% faster encoding than 256, which had been chosen on an AMD EPYC)
-_GELU_ROWS = 32  # tokens per GELU block: with its three scratch arrays within L2 (fastest of 8 to 128 rows)
+_GELU_ROWS = 32  # tokens per GELU block, its three scratch arrays within L2 (32 and 64 tie on Intel, 16 is slower)
 _BLOCK = 1 << 17  # attention scores per block of texts
 _TINY, _HUGE = np.float32(1e-20), np.float32(1e35)  # safe row sums of unshifted softmax terms (see _softmax_terms)
 
