@@ -90,7 +90,7 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: np.flo
 
 # Abramowitz and Stegun 7.1.26: erfc(z) ~ t * P(t) * exp(-z^2), t = 1 / (1 + p z), |error in erf| < 1.5e-7. For
 # z = |x| / sqrt(2), t = u / P with u = 1 / (1 / P + |x|) and P = p / sqrt(2): the polynomial is taken in u, its
-# coefficients a_k / P^k halved, so that it gives erfc(|x| / sqrt(2)) / 2 = Phi(-|x|) with one pass fewer.
+# coefficients a_k / P^k halved, so that it gives erfc(|x| / sqrt(2)) / 2 = Phi(-|x|) without scaling |x| or halving.
 _P = 0.3275911 * np.sqrt(0.5)
 _INVERSE_P = np.float32(1 / _P)
 _C = [np.float32(a / (2 * _P ** k)) for k, a in

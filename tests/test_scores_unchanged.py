@@ -31,7 +31,7 @@ from genebench.pipeline import run, select_tasks, task_genes
 
 STORED = Path(__file__).parent / "fixtures" / "scores_unchanged.json"
 DIM = 16
-KERNEL = "Haswell"  # OpenBLAS's AVX2 kernels: every x86-64 CPU since 2013 runs them, AMD's Zen by default
+KERNEL = "Haswell"  # OpenBLAS's AVX2 kernels: any x86-64 CPU with AVX2 runs them, AMD's Zen by default
 
 
 def _seed(symbol: str) -> int:
