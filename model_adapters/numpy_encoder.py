@@ -5,8 +5,8 @@ optional Normalize module, with the model's `tokenizer.json` through `tokenizers
 with sentence-transformers on torch to about 1e-7. Texts are batched by token count (`plan_batches`), and the
 batches run on every core at once, each with a single-threaded BLAS, so the element-wise work (softmax, GELU
 through NumPy's SIMD `exp`) is parallel too. GELU runs in blocks within a core's L2 cache, on preallocated
-scratch arrays, layer norm sums with a product and an einsum, and softmax skips its max shift unless a row sum
-shows it was needed.
+scratch arrays, biases and residuals are added to blocks of rows while they are in cache, layer norm sums with a
+product and an einsum, and softmax skips its max shift unless a row sum shows it was needed.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ _FILES = ["*.json", "model.safetensors"]  # what the runtime reads from a Hub re
 _ROWS = 2048  # tokens per block of the feed-forward's products: a whole batch of the default plan (fastest of 256 to
 # 2,048 on 2 Intel AVX-512 cores: 6% faster encoding than 256, which had been chosen on an AMD EPYC)
 _GELU_ROWS = 32  # tokens per GELU block, its three scratch arrays within L2 (32 and 64 tie on Intel, 16 is slower)
+_NORM_ROWS = 256  # tokens per block of a residual's bias, sum and layer norm (~400 KB: they stay in L2)
 _BLOCK = 1 << 17  # attention scores per block of texts
 _TINY, _HUGE = np.float32(1e-20), np.float32(1e35)  # safe row sums of unshifted softmax terms (see _softmax_terms)
 
@@ -85,6 +86,17 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: np.flo
     x *= variance[:, None]
     x *= weight
     x += bias
+    return x
+
+
+def _add_norm(x: np.ndarray, bias: np.ndarray, residual: np.ndarray, norm: tuple[np.ndarray, np.ndarray],
+              eps: np.float32) -> np.ndarray:
+    """Layer norm of x + bias + residual, in place, in row blocks that stay in cache; shape (tokens, hidden)."""
+    for i in range(0, len(x), _NORM_ROWS):
+        block = x[i:i + _NORM_ROWS]
+        block += bias
+        block += residual[i:i + _NORM_ROWS]
+        _layer_norm(block, *norm, eps)
     return x
 
 
@@ -209,32 +221,27 @@ class _Bert:
         width = self.layers[0].up.shape[1]
         work = tuple(np.empty((_GELU_ROWS, width), np.float32) for _ in range(3))
         for layer in self.layers:
-            qkv = h @ layer.qkv
-            qkv += layer.qkv_bias
+            qkv = (h @ layer.qkv).reshape(n, length, -1)
             q, k, v = qkv.reshape(n, length, 3, self.heads, -1).transpose(2, 0, 3, 1, 4)
             context = np.empty((n, length, self.heads, q.shape[-1]), dtype=np.float32)
             for i in range(0, n, group):
                 rows = slice(i, i + group)
+                qkv[rows] += layer.qkv_bias  # a group at a time: its rows stay in cache for the products below
                 padded = lengths[min(i + group, n) - 1] < length  # the group's shortest text has padding to leave out
                 scores, total = _softmax_terms(q[rows], k[rows], keys[rows] if padded else None)
                 # normalised after the product: length x head size values, not length x length
                 np.matmul(scores, v[rows], out=context[rows].transpose(0, 2, 1, 3))
                 context[rows] /= total.transpose(0, 2, 1, 3)
-            attended = context.reshape(n * length, -1) @ layer.out
-            attended += layer.out_bias
-            attended += h
-            h = _layer_norm(attended, *layer.norm1, self.eps)
+            h = _add_norm(context.reshape(n * length, -1) @ layer.out, layer.out_bias, h, layer.norm1, self.eps)
             out = np.empty_like(h)
-            for i in range(0, len(h), _ROWS):  # in row blocks: the 4x-wide activations stay in cache
+            for i in range(0, len(h), _ROWS):
                 up = h[i:i + _ROWS] @ layer.up
-                up += layer.up_bias
-                for j in range(0, len(up), _GELU_ROWS):
+                for j in range(0, len(up), _GELU_ROWS):  # the bias with GELU, while the block is in cache
                     block = up[j:j + _GELU_ROWS]
+                    block += layer.up_bias
                     gelu(block, tuple(w[:len(block)] for w in work))
                 np.matmul(up, layer.down, out=out[i:i + _ROWS])
-            out += layer.down_bias
-            out += h
-            h = _layer_norm(out, *layer.norm2, self.eps)
+            h = _add_norm(out, layer.down_bias, h, layer.norm2, self.eps)
         return h.reshape(n, length, -1)
 
 
