@@ -294,9 +294,11 @@ class _WeightTable:
     matrix-vector product), computed once per process for each (n_boot, seed) and gene."""
 
     def __init__(self, n_boot: int, seed: int) -> None:
-        self.salts = _splitmix64(np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.arange(n_boot, dtype=np.uint64))
+        with np.errstate(over="ignore"):  # modulo 2**64, as meant
+            base = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
+        self.salts = _splitmix64(base + np.arange(n_boot, dtype=np.uint64))
         self.row_of: dict[str, int] = {}
-        self.weights = np.empty((n_boot, 0), dtype=np.float32)
+        self.weights = np.empty((n_boot, 0), dtype=np.float64)
         self.lock = threading.Lock()
 
     def rows(self, genes: np.ndarray) -> np.ndarray:
@@ -311,7 +313,7 @@ class _WeightTable:
             keys = np.array([int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little")
                              for g in new], dtype=np.uint64)
             uniform = (_splitmix64(keys[:, None] ^ self.salts[None, :]) >> np.uint64(11)) * 2.0**-53
-            fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float32)
+            fresh = np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float64)
             self.row_of.update(zip(new, range(len(self.row_of), len(self.row_of) + len(new))))
             self.weights = np.concatenate([self.weights, fresh.T], axis=1)
             return np.fromiter(map(self.row_of.__getitem__, names), np.int64, len(names))
@@ -335,11 +337,20 @@ def gene_weights(genes: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
 
 def bootstrap_shifts(genes: np.ndarray, influence: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """Each draw's first-order change of a statistic whose per-row influence is `influence`: the sum over rows of
-    the row's gene weight times its influence (rows of one gene move together). Shape (n_boot,)."""
+    the row's gene weight times its influence (rows of one gene move together). Shape (n_boot,).
+
+    Each gene's influence is rounded to a multiple of one power of two (under 1e-9 of it, relatively), so small
+    that every partial sum of the product is a whole number of them, exact in float64: the draws are the same
+    bits whatever order the weight table holds the genes in, which depends on the tasks that added genes before
+    and on which thread got there first."""
     table, rows = _table_rows(genes, n_boot, seed)
     weights = table.weights  # once: another thread may add genes meanwhile
     per_gene = np.bincount(rows, weights=influence, minlength=weights.shape[1])
-    return weights @ per_gene.astype(np.float32)
+    bound = np.abs(per_gene).sum() * len(_POISSON_CDF)  # over the largest weight: every partial sum's bound
+    if not bound:
+        return np.zeros(n_boot)
+    step = np.ldexp(1.0, np.frexp(bound)[1] - 52)  # bound / step <= 2**52: whole numbers below 2**53 stay exact
+    return (weights @ np.rint(per_gene / step)) * step
 
 
 def _table_rows(genes: np.ndarray, n_boot: int, seed: int) -> tuple[_WeightTable, np.ndarray]:

@@ -8,9 +8,11 @@ from scipy.optimize import minimize
 from sklearn.metrics import roc_auc_score
 
 from genebench.added import (
+    _TABLES,
     _stacked,
     added_over_names,
     auc_with_influence,
+    bootstrap_shifts,
     gene_weights,
     mean_with_ci,
 )
@@ -97,6 +99,21 @@ def test_gene_weights_are_poisson_and_a_function_of_the_gene_alone():
     assert weights.mean() == pytest.approx(1.0, abs=0.01) and weights.var() == pytest.approx(1.0, abs=0.02)
     assert not np.array_equal(weights, gene_weights(genes, 200, 1))
     assert np.corrcoef(weights[:, 0], weights[:, 1])[0, 1] == pytest.approx(0.0, abs=0.2)
+
+
+def test_bootstrap_shifts_are_the_same_bits_whatever_genes_the_table_held_before():
+    """The weight table grows with each task a process finishes, on whichever thread gets there first; a task's
+    draws must not depend on that history, or two runs of the same model differ in added over names' last digit."""
+    rng = np.random.default_rng(7)
+    genes = np.array([f"GENE{i}" for i in rng.permutation(3000)]).repeat(2)
+    influence = rng.normal(0, 1e-3, len(genes))
+    fresh = bootstrap_shifts(genes, influence, 200, 23)
+    _TABLES.pop((200, 23))  # a new process: the same genes reach the table after others, in another order
+    gene_weights(np.array([f"OTHER{i}" for i in range(777)]), 200, 23)
+    gene_weights(genes[::-1], 200, 23)
+    assert np.array_equal(bootstrap_shifts(genes, influence, 200, 23), fresh)
+    exact = gene_weights(genes, 200, 23) @ influence
+    assert np.abs(fresh - exact).max() <= 1e-9 * np.abs(influence).sum()
 
 
 @pytest.mark.parametrize("kind", ["multi-label", "categorical"])
