@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -169,12 +170,49 @@ def _controls_current(result: TaskResult, data: BenchmarkData, task: Task, folds
     return False
 
 
+@dataclass
+class SharedScores:
+    """Probe scores that a run's later fold schemes take from its first: those of `names`, the tasks probed the
+    same under every scheme (`shared_tasks`), so probed once."""
+
+    names: set[str]
+    scores: dict[str, TaskScores] = field(default_factory=dict)
+
+    def keep(self, scores: TaskScores) -> None:
+        """Hold a shared task's scores for the schemes after this one."""
+        if scores.task.name in self.names:
+            self.scores[scores.task.name] = scores
+
+    def take(self, task: Task) -> TaskScores | None:
+        """The held scores of `task`, filed under this scheme's task (its controls and family report), or None."""
+        found = self.scores.get(task.name)
+        return None if found is None else replace(found, task=task)
+
+
+def shared_tasks(tasks: dict[str, list[Task]]) -> set[str]:
+    """The tasks a run probes the same under each of its schemes (`tasks` by scheme): the same rows, labels and
+    folds (pair and train-test tasks keep their split under family folds), scorable under every scheme, and
+    neither a derived task nor a parent (those are probed as one unit)."""
+    by_name = [{task.name: task for task in scheme} for scheme in tasks.values()]
+    related = {parent for scheme in tasks.values() for task in scheme if (parent := task.metadata.parent)}
+    shared = set()
+    for name in set.intersection(*(set(scheme) for scheme in by_name)) - related:
+        first, *others = (scheme[name] for scheme in by_name)
+        if first.metadata.parent or any(task.metadata.family_unscorable for task in (first, *others)):
+            continue
+        if all(np.array_equal(getattr(first, part), getattr(other, part)) for other in others
+               for part in ("entities", "labels", "folds")):
+            shared.add(name)
+    return shared
+
+
 def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str | Path, *,
                settings: ProbeSettings | None = None, dataset_revision: dict[str, Any],
                config: dict[str, Any] | None = None,
                overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
                partner_embeddings: GeneEmbeddings | None = None, engine: RayEngine | None = None,
-               data: BenchmarkData | None = None, timer: Timer | None = None) -> list[TaskResult]:
+               data: BenchmarkData | None = None, timer: Timer | None = None,
+               shared: SharedScores | None = None) -> list[TaskResult]:
     """Score every task and write one result file per task as soon as it finishes, complete (its lift final).
 
     Tasks that cannot be scored (too few covered genes, a single-class fold, one gene family under family folds,
@@ -198,6 +236,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
             covered rows (`controls_on`), and under family folds each result holds what the model adds over the
             name control (`genebench.added`); else over the stored controls.
         timer: where the seconds of the probe, controls (summed over threads) and write phases add up.
+        shared: scores another scheme of the run already probed, taken instead of probing again; the shared
+            tasks this call probes are added to it.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -220,7 +260,9 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         if kept is not None and (data is None or _controls_current(kept, data, task, settings.folds)):
             results[task.name] = kept
     pending = [task for task in tasks if task.name not in results]
-    needed = {task.metadata.parent for task in pending if task.metadata.parent}
+    taken = [found for task in pending if shared is not None and (found := shared.take(task)) is not None]
+    probed = [task for task in pending if task.name not in {scores.task.name for scores in taken}]
+    needed = {task.metadata.parent for task in probed if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%s to score, %d already done", counted(len(pending), "task"), len(results))
 
@@ -231,12 +273,15 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
 
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
-        scored = scorer([*parents, *pending], embeddings, settings, partner_embeddings=partner_embeddings)
+        scored = chain(taken, scorer([*parents, *probed], embeddings, settings,
+                                     partner_embeddings=partner_embeddings))
         finishing: dict[Future, str] = {}
         while True:
             with timer.phase("probe"):
                 scores = next(scored, None)  # None, again and again, once every task is probed
             if scores is not None and scores.task.name not in results:
+                if shared is not None:
+                    shared.keep(scores)
                 finishing[pool.submit(finish, scores)] = scores.task.name
             elif scores is None and not finishing:
                 break
@@ -317,13 +362,14 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         logger.info(coverage_line(embeddings, len(genes)))
         with timer.phase("partners"):
             partners = partner_embeddings(tasks[config.folds[0]], embeddings, data, encoder)
-        by_scheme = {}
+        by_scheme, shared = {}, SharedScores(shared_tasks(tasks)) if len(tasks) > 1 else None
         for scheme, folder in folders.items():
             folder.save_config(config)
             by_scheme[scheme] = run_probes(tasks[scheme], embeddings, folder.out,
                                            settings=config.probe_settings(scheme), dataset_revision=data.revision,
                                            config=config.record(), overwrite=overwrite, progress=progress,
-                                           partner_embeddings=partners, engine=engine, data=data, timer=timer)
+                                           partner_embeddings=partners, engine=engine, data=data, timer=timer,
+                                           shared=shared)
     seconds = {phase: round(timer.seconds.get(phase, 0.0), 3) for phase in PHASES}
     return Run(results=by_scheme[config.folds[0]], model=embeddings.model, embeddings=embeddings, partners=partners,
                by_scheme=by_scheme, n_genes=len(genes), seconds=seconds)

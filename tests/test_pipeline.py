@@ -10,7 +10,7 @@ from genebench.config import RunConfig
 from genebench.constants import SNAPSHOT_DIR
 from genebench.data import BenchmarkData
 from genebench.errors import GenebenchError
-from genebench.pipeline import run, select_tasks, task_genes
+from genebench.pipeline import run, select_tasks, shared_tasks, task_genes
 from genebench.results import read_result
 
 SET_TASK = "PerturbQA k562_set dir"
@@ -121,6 +121,30 @@ def test_each_fold_scheme_is_a_run_of_its_own_and_the_papers_comes_first():
                             ({"folds": []}, "folds: List should have at least 1 item")):
         with pytest.raises(GenebenchError, match=f"^command line: {message}"):
             RunConfig.build(input="random", **values)
+
+
+def test_the_tasks_both_schemes_probe_alike_are_the_pair_and_train_test_ones(data):
+    names = [meta.name for meta in data.tasks()]
+    tasks = {scheme: select_tasks(data, names, scheme) for scheme in ("paper", "family")}
+    expected = {task.name for task in tasks["paper"] if task.entities.ndim == 2}
+    assert len(expected) == 12 and {"Gene2Gene (cold genes)", "PerturbQA k562 de"} <= expected
+    assert shared_tasks(tasks) == expected
+
+
+def test_a_task_probed_alike_under_both_schemes_is_probed_once_and_scored_as_under_one(data, tmp_path):
+    names = ["PerturbQA hepg2 dir", "long vs short range TF"]
+    both = run(RunConfig(input="random", adapter={"dim": 8}), data, names, tmp_path / "both", progress=False)
+    alone = run(RunConfig(input="random", adapter={"dim": 8}, folds=["family"]), data, names, tmp_path / "alone",
+                progress=False)
+    paper, family, single = ({r.task.name: r for r in results}
+                             for results in (both.by_scheme["paper"], both.by_scheme["family"], alone.results))
+    for name in names:
+        assert family[name].skipped is None and family[name].probe["folds"] == "family"
+        assert (family[name].scores, family[name].lift) == (single[name].scores, single[name].lift)
+        assert family[name].added_over_names == single[name].added_over_names
+    assert family[names[0]].scores == paper[names[0]].scores
+    assert family[names[0]].timing == paper[names[0]].timing  # the one probe's seconds: the paper scheme's
+    assert family[names[1]].timing != paper[names[1]].timing  # family folds of its own: probed again
 
 
 def test_a_resumed_run_recomputes_a_kept_result_whose_controls_are_not_the_datas(data, tmp_path, caplog):
