@@ -22,16 +22,19 @@ pytestmark = pytest.mark.slow
 
 # Small binary tasks, and a multi-label task with some of its derived tasks (scored in one Ray task).
 TASKS = ["HLA class I vs class II", "long vs short range TF", "N1 network"]
+SHARED = "PerturbQA hepg2 dir"  # a train-test pair task: the same split under both fold schemes
 FAMILY = ["UniProt keyword Ligand"] + [meta.name for meta in list_tasks(family="uniprot_keywords")
                                        if meta.parent == "UniProt keyword Ligand"][:4]
 
 
-def _results(out: Path) -> dict[str, dict]:
+def _results(out: Path) -> dict[tuple[str, str], dict]:
+    """Every result of a run, by (fold scheme, task name)."""
     files = [p for p in out.rglob("*.json") if p.name != "model_meta.json"]
-    return {r["task"]["name"]: r for r in (json.loads(p.read_text()) for p in files)}
+    return {(r["probe"]["folds"], r["task"]["name"]): r for r in (json.loads(p.read_text()) for p in files)}
 
 
-def _run(engine: str, tasks: list[str], out: Path, cache: Path, monkeypatch, *model_args: str) -> dict[str, dict]:
+def _run(engine: str, tasks: list[str], out: Path, cache: Path, monkeypatch,
+         *model_args: str) -> dict[tuple[str, str], dict]:
     monkeypatch.setenv("GENEBENCH_CACHE", str(cache))  # each engine encodes for itself
     code = main(["run", *model_args, "--tasks", *tasks, "--out", str(out), "--engine", engine])
     assert code == 0
@@ -50,7 +53,7 @@ def test_scores_are_bit_identical_between_local_and_ray(kind, ray_cluster, bert_
         model = ["--model", str(bert_dir), "--name", "test/tiny-bert", "--input", "description",
                  "--description-source", "hgnc", "--dtype", "float32"]
     else:
-        tasks = TASKS + FAMILY
+        tasks = TASKS + FAMILY + [SHARED]
         config = tmp_path / "random.yaml"
         config.write_text("model: random\ninput: random\nadapter: {dim: 16}\n")
         table = tmp_path / "table.parquet"
@@ -58,17 +61,20 @@ def test_scores_are_bit_identical_between_local_and_ray(kind, ray_cluster, bert_
         model = ["--model", str(table), "--name", "test/random-16", "--input", "precomputed"]
     local = _run("local", tasks, tmp_path / "local", tmp_path / "cache-local", monkeypatch, *model)
     ray = _run("ray", tasks, tmp_path / "ray", tmp_path / "cache-ray", monkeypatch, *model)
-    assert sorted(local) == sorted(ray) == sorted(tasks)
-    for name, result in local.items():
-        assert ray[name]["scores"] == result["scores"], name  # every fold of every metric, to the last bit
-        assert ray[name]["coverage"] == result["coverage"]
-    assert local["HLA class I vs class II"]["coverage"]["n_covered"] == 44
+    assert sorted(local) == sorted(ray) == sorted((scheme, name) for scheme in ("paper", "family") for name in tasks)
+    for key, result in local.items():
+        assert ray[key]["scores"] == result["scores"], key  # every fold of every metric, to the last bit
+        assert ray[key]["coverage"] == result["coverage"]
+        assert ray[key]["added_over_names"] == result["added_over_names"], key
+    assert local["paper", "HLA class I vs class II"]["coverage"]["n_covered"] == 44
     if kind == "tiny HF model":
         ours, theirs = _cache_file(tmp_path / "cache-local"), _cache_file(tmp_path / "cache-ray")
         assert theirs.symbols.tolist() == sorted(theirs.symbols) == ours.symbols.tolist()
         np.testing.assert_array_equal(theirs.vectors, ours.vectors)
     else:
-        assert "reused the fit" in ray[FAMILY[1]]["diagnostics"]["solver"]  # scored with its parent, on one worker
+        assert "reused the fit" in ray["paper", FAMILY[1]]["diagnostics"]["solver"]  # with its parent, on one worker
+        # a train-test task keeps its split under family folds: probed once on the cluster, filed under both
+        assert ray["family", SHARED]["timing"] == ray["paper", SHARED]["timing"]
 
 
 class KilledOnce:
