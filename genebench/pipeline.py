@@ -260,8 +260,8 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         if kept is not None and (data is None or _controls_current(kept, data, task, settings.folds)):
             results[task.name] = kept
     pending = [task for task in tasks if task.name not in results]
-    taken = [found for task in pending if shared is not None and (found := shared.take(task)) is not None]
-    probed = [task for task in pending if task.name not in {scores.task.name for scores in taken}]
+    taken = {task.name: found for task in pending if shared is not None and (found := shared.take(task)) is not None}
+    probed = [task for task in pending if task.name not in taken]
     needed = {task.metadata.parent for task in probed if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
     logger.info("%s to score, %d already done", counted(len(pending), "task"), len(results))
@@ -273,7 +273,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
 
     with progress_counter(len(pending), "probing", "task", enabled=progress) as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
-        scored = chain(taken, scorer([*parents, *probed], embeddings, settings,
+        scored = chain(taken.values(), scorer([*parents, *probed], embeddings, settings,
                                      partner_embeddings=partner_embeddings))
         finishing: dict[Future, str] = {}
         while True:
