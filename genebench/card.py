@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,7 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
         f"Data revision `{manifest.get('data_hash', '?')}`, built with genebench {manifest.get('genebench_version')}.",
         "", "## Supported tasks", "", _overview(tasks), "", tasks.to_markdown(index=False) if len(tasks) else "", "",
         _LAYOUT, *_controls(manifest.get("controls")), "## Source data", "", *_sources(families),
-        *_differences(families), "## Licensing", "",
+        *_differences(families), *_dropped(out, families), "## Licensing", "",
         "Each family keeps its source's licence (table above). Cite the sources you use.", "",
         "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
     ])
@@ -171,6 +172,22 @@ def _differences(families: dict[str, Any]) -> list[str]:
         if items:
             lines += [f"### {name}", "", *(f"- {item}" for item in items), ""]
     return ["## Differences from the reference and auxiliary tables", "", *lines] if lines else []
+
+
+def _dropped(out: Path, families: dict[str, Any]) -> list[str]:
+    """The labels of a source that tasks left out (`TaskMetadata.dropped_labels`), per task, grouped by reason."""
+    lines = []
+    for name in sorted(families):
+        path = out / name / "tasks.parquet"
+        if not path.exists() or "dropped_labels" not in pq.read_schema(path).names:
+            continue
+        for record in pq.read_table(path, columns=["name", "dropped_labels"]).to_pylist():
+            by_reason: dict[str, list[str]] = {}
+            for label, reason in json.loads(record["dropped_labels"] or "{}").items():
+                by_reason.setdefault(reason, []).append(label)
+            lines += [f"- '{record['name']}': {len(labels)} labels dropped ({', '.join(labels)}): {reason}"
+                      for reason, labels in by_reason.items()]
+    return ["## Labels left out", "", *lines, ""] if lines else []
 
 
 def _sources(families: dict[str, Any]) -> list[str]:

@@ -399,7 +399,7 @@ def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:
 
 
 _LISTS = ("aliases", "entity_types", "label_names")
-_JSONS = ("symbol_report", "family_report", "incomplete_labels")
+_JSONS = ("symbol_report", "family_report", "incomplete_labels", "dropped_labels")
 _INTS = ("min_class_size", "n_entities", "n_folds", "seed")
 _NOT_STORED = ("controls",)  # read from the data folder's control table, not from tasks.parquet
 TASKS_SCHEMA = pa.schema([

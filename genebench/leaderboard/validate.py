@@ -24,6 +24,7 @@ from genebench.controls.lift import lift as lift_over
 from genebench.errors import GenebenchError, SubmissionError
 from genebench.model_info import MODEL_ID, ModelInfo
 from genebench.results import (
+    SCHEME_DIR,
     TaskResult,
     identity_difference,
     model_dir_name,
@@ -298,16 +299,12 @@ def _load_meta(path: Path, *, source: str, model: ModelInfo) -> dict[str, Any]:
     return meta
 
 
-_SCHEME_DIR = re.compile(r"folds-([a-z]+)")
-"""A fold scheme's sub-folder of a run's folder (`genebench.run_folder.FOLDS_DIR`)."""
-
-
 def folder_scheme(parts: tuple[str, ...]) -> str | None:
     """The fold scheme of a run folder given by its path parts under a results root: `<org__model>/<revision>` is
     the paper's, `folds-<scheme>/<org__model>/<revision>` that scheme's; None for any other place."""
     if len(parts) == 2:
         return "paper"
-    match = _SCHEME_DIR.fullmatch(parts[0]) if len(parts) == 3 else None
+    match = SCHEME_DIR.fullmatch(parts[0]) if len(parts) == 3 else None
     return match.group(1) if match and match.group(1) in FOLD_SCHEMES and match.group(1) != "paper" else None
 
 
