@@ -97,6 +97,7 @@ class RawTask:
     entity_id: str = "symbol"
     notes: list[str] = field(default_factory=list)
     keep_rows: bool = False
+    dropped_labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -380,7 +381,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             derived = merge_near_duplicates([
                 _with_family_report(metadata.model_copy(update={
                     "name": f"{spec.name};{label_names[column]}", "type": "derived binary", "parent": spec.name,
-                    "aliases": (), "label_names": (f"not {label_names[column]}", label_names[column]),
+                    "aliases": (), "dropped_labels": {},
+                    "label_names": (f"not {label_names[column]}", label_names[column]),
                     "derived_min_prevalence": None, "description": f"{label_names[column]} vs the rest of "
                     f"'{spec.name}' (prevalence {prevalence[column]:.1%}).",
                 }), families, np.eye(2)[hot[:, column]], by_family)
@@ -405,6 +407,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             citation=self.CITATION.strip(),
             hgnc_version=read.source_versions["hgnc"],
             symbol_report=report,
+            dropped_labels=raw.dropped_labels,
         )
 
 

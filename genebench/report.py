@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from genebench.added import mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, standings
+from genebench.controls.added import mean_with_ci
 from genebench.errors import ResultsError
 from genebench.results import (
     added_summary,
@@ -227,8 +227,30 @@ def scheme_columns(rows: pd.DataFrame, runs: Sequence[str], *, prefix: str = "")
                                                 int(overall.at[run, "n_votes"])) if known else "–")
         cells[f"{prefix}lift"].append(format_lift(overall.at[run, "lift"]) if known else "–")
         cells["added over names"].append(format_added(*added_summary(mine)))
-        cells["understanding"].append(format_added(*added_summary(mine, names_below=SHORTCUT_AUC)))
+        cells["understanding"].append(format_added(*added_summary(understanding_rows(mine))))
     return cells
+
+
+def understanding_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The family-fold rows Understanding averages: tasks scored with added over names on which no control (name,
+    identity or random vectors) reaches `SHORTCUT_AUC` under family folds; `understanding_left_out` says why the
+    others are out."""
+    return rows[rows["added"].notna() & ~rows["is_flagged"].astype(bool)]
+
+
+def understanding_left_out(rows: pd.DataFrame) -> list[list[str]]:
+    """[task, why] for each task of the family-fold `rows` (a results table) that Understanding leaves out: a control
+    solves it under family folds, or family folds cannot score it."""
+    if rows.empty:
+        return []
+    out = {}
+    for row in rows.drop_duplicates("task").itertuples():
+        if row.skipped is not None and row.skipped == row.skipped:
+            out[row.task] = f"not scorable under family folds: {str(row.skipped).split(';')[0]}"
+        elif row.is_flagged:
+            control, score = str(row.best_control).split(" ")
+            out[row.task] = f"{control} control {score} \u2265 {SHORTCUT_AUC} under family folds"
+    return [[task, why] for task, why in sorted(out.items())]
 
 
 def printed_tables(results: pd.DataFrame) -> list[pd.DataFrame]:
@@ -314,17 +336,18 @@ def plain_text(draw: Callable[..., T]) -> Callable[..., T]:
 def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
     """A models × categories heatmap of mean AUC (PNG and SVG), ranked runs first, and the best control's mean over
     the first model's tasks as a last, hatched row; paper folds when the results hold both schemes."""
-    rows = next(iter(by_scheme(results).values()), results)
+    scheme, rows = next(iter(by_scheme(results).items()), ("paper", results))
     means, _, counts = category_means(rows)
     standing = run_standings(rows)
     order = [s.run for s in standing if s.run in means.index]
     controls = category_means(rows[rows["label"] == order[0]], "best_control_score")[0] if order else None
-    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(standing, order), controls=controls)
+    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(standing, order), controls=controls,
+                              scheme=scheme)
     return save_figure(figure, path)
 
 
 def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence[str],
-                     controls: pd.DataFrame | None = None):
+                     controls: pd.DataFrame | None = None, *, scheme: str = "paper"):
     """The one models × categories figure: mean ROC AUC per cell, annotated with its value and task count.
 
     Args:
@@ -333,6 +356,7 @@ def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence
         labels: one row label per model.
         controls: one row, categories as `means`: the best control's mean over the same tasks, drawn last and
             hatched (default: none).
+        scheme: the fold scheme the scores come from, named in the title.
 
     Returns:
         A matplotlib `Figure` (no pyplot state), for `save_figure`.
@@ -361,7 +385,7 @@ def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence
                       bbox={"facecolor": "black" if value < 0.8 else "white", "alpha": 0.6, "lw": 0}
                       if controls is not None and row == len(values) - 1 else None)
     figure.colorbar(image, ax=axes).set_label("mean ROC AUC over the category's tasks", fontsize=11)
-    axes.set_title("Mean ROC AUC by category (n: tasks per cell)", fontsize=12)
+    axes.set_title(f"Mean ROC AUC by category, {scheme} folds (n: tasks per cell)", fontsize=12)
     return figure
 
 
@@ -622,7 +646,7 @@ def family_lines(rows: pd.DataFrame, a: str, b: str) -> list[str]:
         overall = vote_means(mine[name].reset_index(), ["label"], ("mean", "lift")).iloc[0]
         lines.append(f"  {letter}: AUC {overall['mean']:.3f}, lift {format_lift(overall['lift'])}, added over names "
                      f"{format_added(*added_summary(mine[name]))}, understanding "
-                     f"{format_added(*added_summary(mine[name], names_below=SHORTCUT_AUC))}")
+                     f"{format_added(*added_summary(understanding_rows(mine[name])))}")
     both = mine[a]["added"].notna() & mine[b]["added"].notna()
     if both.any():
         first, second = mine[a][both], mine[b][both]
