@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from genebench.added import mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, standings
+from genebench.controls.added import mean_with_ci
 from genebench.errors import ResultsError
 from genebench.results import (
     added_summary,

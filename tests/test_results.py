@@ -190,8 +190,8 @@ def test_summary_takes_each_tasks_main_score():
 
 def _family_copies(results, tasks, seed=0):
     """`results` as if scored under family folds: the scheme in `probe`, a name control in the task's controls, and
-    added over names computed by `genebench.added` from seeded name logits and model scores."""
-    from genebench.added import added_over_names
+    added over names computed by `genebench.controls.added` from seeded name logits and model scores."""
+    from genebench.controls.added import added_over_names
     from genebench.tasks.types import task_type
 
     rng = np.random.default_rng(seed)

@@ -93,6 +93,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="probe features: none = raw, the paper's protocol (default); standard = standardised "
                             "per fold (scores up to 0.08 AUC apart on small tasks)")
     probe.add_argument("--pair-mode", choices=("mean", "concat"), help="gene-pair vector (default mean)")
+    probe.add_argument("--multilabel-auc", choices=("probabilities", "predictions"),
+                       help="multi-label ROC AUC from probabilities (default) or from hard 0/1 predictions, the "
+                            "reference's: to reproduce the paper, not to measure a model (recorded in the run "
+                            "identity)")
     probe.add_argument("--folds", nargs="+", choices=("paper", "family"), metavar="SCHEME",
                        help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
                             "--out) and family (gene families held out together, in --out/folds-family/); default "
@@ -139,7 +143,8 @@ def config_from_args(args: argparse.Namespace):
         option = declared[name]
         if option.is_file and not Path(value).is_file():
             raise GenebenchError(f"{option.cli_flag} '{value}': no such file; expected the {option.help}.")
-    probe = {k: getattr(args, k, None) for k in ("C", "scale", "pair_mode") if getattr(args, k, None) is not None}
+    probe = {k: getattr(args, k, None) for k in ("C", "scale", "pair_mode", "multilabel_auc")
+             if getattr(args, k, None) is not None}
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
     values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,

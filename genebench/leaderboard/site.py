@@ -267,22 +267,9 @@ def _href(*parts: str) -> str:
     return "/".join(quote(part, safe="") for part in parts)
 
 
-def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """The JSON document the page renders. Every number on the page is a cell here, [text, sort value], its text
-    written by `genebench.results`' formatters from the stored results and its means by `vote_means` (one vote per
-    multi-label parent), so the page's script formats and averages nothing.
-
-    Keys: tasks (with their parent, best control, shortcut flag and size), models (each with its `section`:
-    "paper" for a run under paper folds, shown with its family-fold run beside; "family" for a family-fold run
-    without one, shown and ranked apart), views (per filter view `view_keys`, per listed run, `summary_cells`),
-    cells (per listed run, per task, `task_cells`), understanding_out (tasks Understanding leaves out, and why) and
-    figures.
-
-    Args:
-        runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
-        figures: (relative src, caption) pairs.
-    """
-    listed, beside = pair_schemes(runs)
+def _task_entries(listed: Sequence[ModelRun], runs: Sequence[ModelRun]) -> dict[str, dict[str, Any]]:
+    """`leaderboard_data`'s tasks, by name: each listed run's tasks, shortcut-solvable when a control solves them
+    under either scheme."""
     tasks: dict[str, dict[str, Any]] = {}
     for run in listed:
         for result in run.results:
@@ -306,43 +293,63 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
             if result.task.name in tasks and result.task.is_shortcut_solvable:
                 tasks[result.task.name] |= {"shortcut": True, "best_control":
                                             f"{format_control(result.task.best_control)} ({run.folds} folds)"}
+    return tasks
+
+
+def _model_entry(run: ModelRun, family: ModelRun | None, standing: Standing) -> dict[str, Any]:
+    """One listed run's entry in `leaderboard_data`'s models: its record, its standing and its files' links."""
+    n_parameters = run.model.n_parameters
+    size, size_label = size_bucket(n_parameters)
+    return {
+        "key": run.key,
+        "id": run.model.id,
+        "revision": run.model.revision,
+        "folds": run.folds,
+        "section": run.folds,
+        "input": run.model.input,
+        "modality": run.model.modality or run.model.input,
+        "license": run.model.license,
+        "reference": run.model.reference,
+        "n_parameters": n_parameters,
+        "size": size,
+        "size_label": size_label,
+        "data_revision": standing.data_revision,
+        "n_tasks": standing.n_tasks,
+        "n_expected": standing.n_expected,
+        "coverage": standing.coverage,
+        "coverage_text": f"{standing.coverage:.1%}",
+        "ranked": standing.rank is not None,
+        "note": standing.note,
+        "meta_href": _href("models", run.dir_name, run.model.revision, "model_meta.json"),
+        "results_href": _href("models", run.dir_name, run.model.revision, results_file(run)),
+        "family_results_href": (_href("models", run.dir_name, run.model.revision, results_file(family))
+                                if family is not None else None),
+    }
+
+
+def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """The JSON document the page renders. Every number on the page is a cell here, [text, sort value], its text
+    written by `genebench.results`' formatters from the stored results and its means by `vote_means` (one vote per
+    multi-label parent), so the page's script formats and averages nothing.
+
+    Keys: tasks (with their parent, best control, shortcut flag and size), models (each with its `section`:
+    "paper" for a run under paper folds, shown with its family-fold run beside; "family" for a family-fold run
+    without one, shown and ranked apart), views (per filter view `view_keys`, per listed run, `summary_cells`),
+    cells (per listed run, per task, `task_cells`), understanding_out (tasks Understanding leaves out, and why) and
+    figures.
+
+    Args:
+        runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
+        figures: (relative src, caption) pairs.
+    """
+    listed, beside = pair_schemes(runs)
+    tasks = _task_entries(listed, runs)
     families = {run.key: beside.get(run.key, run if run.folds == "family" else None) for run in listed}
     frames = {run.key: summarised_rows(results_frame(run.results)) for run in listed}
     family_frames = {key: summarised_rows(results_frame(run.results)) if run is not None else None
                      for key, run in families.items()}
-    models = []
     standing = run_standings(listed)
-    for run in listed:
-        n_parameters = run.model.n_parameters
-        size, size_label = size_bucket(n_parameters)
-        family = families[run.key]
-        models.append(
-            {
-                "key": run.key,
-                "id": run.model.id,
-                "revision": run.model.revision,
-                "folds": run.folds,
-                "section": run.folds,
-                "input": run.model.input,
-                "modality": run.model.modality or run.model.input,
-                "license": run.model.license,
-                "reference": run.model.reference,
-                "n_parameters": n_parameters,
-                "size": size,
-                "size_label": size_label,
-                "data_revision": standing[run.key].data_revision,
-                "n_tasks": standing[run.key].n_tasks,
-                "n_expected": standing[run.key].n_expected,
-                "coverage": standing[run.key].coverage,
-                "coverage_text": f"{standing[run.key].coverage:.1%}",
-                "ranked": standing[run.key].rank is not None,
-                "note": standing[run.key].note,
-                "meta_href": _href("models", run.dir_name, run.model.revision, "model_meta.json"),
-                "results_href": _href("models", run.dir_name, run.model.revision, results_file(run)),
-                "family_results_href": (_href("models", run.dir_name, run.model.revision, results_file(family))
-                                        if family is not None else None),
-            }
-        )
+    models = [_model_entry(run, families[run.key], standing[run.key]) for run in listed]
     ordered = sorted(tasks.values(), key=lambda task: (CATEGORIES.index(task["category"]), task["name"]))
     views = {}
     for category, task_type, flagged in view_keys(ordered):
