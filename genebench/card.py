@@ -63,18 +63,19 @@ labels cannot be split by family (HLA class I vs II), `family_unscorable` with t
 
 _CONTROLS = """## Controls
 
-`controls/` holds three control baselines on every task under both fold schemes, scored with the default probe
-from the data alone: `name` (bag-of-words over each gene's HGNC symbol and approved name), `identity` (one
-indicator per gene, pair tasks only: what knowing which genes are paired predicts) and `random` (seeded random
-vectors, the mean over 5 seeds, more on a task until the mean's standard error is at most 0.01, up to 100 seeds).
-`controls/scores.parquet` holds each control's main score per (fold scheme, task), with the random control's
-spread and number of seeds; `controls/<control>-<folds>.parquet` holds what `name` and `identity` predicted for
-every held-out row (logits, log-probabilities for categorical tasks, as float16, or as float32 in
-`<control>-<folds>-float32.parquet` for the few small tasks whose score float16 would move by more than 0.001; the
-table gives each task's file, offset and shape), so the controls can be scored on any subset of rows without
-refitting. They are listed in `genebench.json` with their sha256, but are not part of the data revision. A task on
-which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean that a model understands
-genes. genebench records each model's lift over the best control with every result.
+`controls/` holds the control baselines on every task under both fold schemes, scored with the default probe from
+the data alone (`genebench/controls/table.py`):
+
+{table}
+
+`controls/scores.parquet` holds each control's main score per (fold scheme, task), with a seeded control's spread and
+number of seeds; `controls/<control>-<folds>.parquet` holds what each other control predicted for every held-out row
+(logits, log-probabilities for categorical tasks, as float16, or as float32 in `<control>-<folds>-float32.parquet` for
+the few small tasks whose score float16 would move by more than 0.001; the table gives each task's file, offset and
+shape), so the controls can be scored on any subset of rows without refitting. They are listed in `genebench.json`
+with their sha256 and covered by the data revision, and each block is checked against its stored score when it is
+read. A task on which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean that a
+model understands genes. genebench records each model's lift over the best control with every result.
 """
 
 
@@ -198,9 +199,13 @@ def _controls(controls: dict[str, Any] | None) -> list[str]:
     if not controls:
         return []
     flagged = controls.get("shortcut_solvable", {}) if "folds" in controls else {}  # per scheme since both exist
-    names = ", ".join(f"`{name}`" for name in controls.get("names", ["name", "identity", "random"]))
-    lines = [_CONTROLS, f"This folder holds {names}, computed in {controls['seconds']} s with genebench "
-             f"{controls['genebench_version']}."]
+    from genebench.controls.table import CONTROLS
+
+    table = "\n".join(f"- `{name}`: {control.features}; guards against {control.guards}."
+                      for name, control in CONTROLS.items())
+    names = ", ".join(f"`{name}`" for name in controls.get("names", list(CONTROLS)))
+    lines = [_CONTROLS.format(table=table), f"This folder holds {names}, computed in {controls['seconds']} s with "
+             f"genebench {controls['genebench_version']}."]
     for scheme, tasks in sorted(flagged.items()):
         lines += ["", f"Shortcut-solvable under {scheme} folds ({len(tasks)} tasks):", ""]
         lines += [f"- {task}: {control} {score:.3f}" for task, (control, score) in sorted(tasks.items())]
