@@ -351,7 +351,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             rows["entity_2"] = None
         if raw.keep_rows:
             label_names = raw.label_names or tuple(sorted(set(rows["label"])))
-            rows, n_conflicts, dropped = rows.assign(_key=np.arange(len(rows)).astype(str)), 0, 0
+            rows, n_conflicts, dropped, identical = rows.assign(_key=np.arange(len(rows)).astype(str)), 0, 0, {}
             _check_declared(rows, spec, label_names)
         else:
             key = rows["entity"] + "\t" + rows["entity_2"].fillna("")
@@ -361,11 +361,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             rows = rows.assign(_key=key)
             rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=target == "continuous")
             rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
-            check_min_class_size(self.FAMILY, spec, _class_matrix(rows, spec, label_names), label_names)
-        identical = drop_identical_labels(rows, label_names) if multilabel and not raw.keep_rows else {}
-        if identical:
-            label_names = tuple(name for name in label_names if name not in identical)
-            rows = rows.assign(label=[[x for x in labels if x not in identical] for labels in rows["label"]])
+            rows, label_names, identical = self._checked_labels(rows, spec, label_names)
         if multilabel and not label_names:
             raise NothingToScoreError(f"no label has {spec.min_class_size} genes with it and {spec.min_class_size} "
                                       "without it in this source.")
@@ -423,6 +419,19 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 for column in columns
             ], hot[:, columns])  # too few negatives to score
         return out, [metadata, *derived]
+
+    def _checked_labels(self, rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]
+                        ) -> tuple[pd.DataFrame, tuple[str, ...], dict[str, str]]:
+        """The rules of every family on a task's built labels: none below the minimum class size (an error), and
+        of labels with one gene set only the first (the others dropped: rows, names, and the dropped -> why)."""
+        check_min_class_size(self.FAMILY, spec, _class_matrix(rows, spec, names), names)
+        if task_type(spec.type).target != "multilabel":
+            return rows, names, {}
+        identical = drop_identical_labels(rows, names)
+        if not identical:
+            return rows, names, {}
+        rows = rows.assign(label=[[x for x in labels if x not in identical] for labels in rows["label"]])
+        return rows, tuple(name for name in names if name not in identical), identical
 
     def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict,
                   read: FamilyRead, dropped: dict[str, str]) -> TaskMetadata:

@@ -200,10 +200,11 @@ def descendants(keywords: dict[str, Keyword]) -> dict[str, frozenset[str]]:
     """Keyword name -> the names of its descendants, for every keyword that has any (category roots included).
 
     Examples:
-        >>> descendants({"KW-0418": Keyword("Kinase", "Molecular function", ("Molecular function: Transferase; "
-        ...              "Kinase",)), "KW-0808": Keyword("Transferase", "Molecular function",
-        ...              ("Molecular function: Transferase",))})
-        {'Molecular function': frozenset({'Kinase', 'Transferase'}), 'Transferase': frozenset({'Kinase'})}
+        >>> below = descendants({"KW-0418": Keyword("Kinase", "Molecular function", ("Molecular function: "
+        ...                      "Transferase; Kinase",)), "KW-0808": Keyword("Transferase", "Molecular function",
+        ...                      ("Molecular function: Transferase",))})
+        >>> {name: sorted(names) for name, names in below.items()}
+        {'Molecular function': ['Kinase', 'Transferase'], 'Transferase': ['Kinase']}
     """
     below: dict[str, set[str]] = defaultdict(set)
     for keyword in keywords.values():
