@@ -239,14 +239,16 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     probed = [task for task in pending if task.name not in taken]
     needed = {task.metadata.parent for task in probed if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
-    logger.info("%s to score, %d already done", counted(len(pending), "task"), len(results))
+    logger.info("%s folds: %s to score, %d already done", settings.folds, counted(len(pending), "task"), len(results))
 
     def finish(scores: TaskScores) -> TaskResult:  # on a pool thread, while this one takes the next scores
         with timer.phase("controls"):
             extra = _against_controls(scores, data, settings.folds) if data is not None else {}
         return to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config, **extra)
 
-    with progress_counter(len(pending), "probing", "task", enabled=progress) as bar, core_threads() as pool:
+    counter = progress_counter(len(pending), f"probing ({settings.folds} folds)", "task",
+                               enabled=progress and bool(pending))
+    with counter as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         scored = chain(taken.values(), scorer([*parents, *probed], embeddings, settings,
                                      partner_embeddings=partner_embeddings))

@@ -539,16 +539,18 @@ def score_cell(mean: float, std: float, n: int = 2) -> str:
 
 
 def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`).
+    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`)
+    under either fold scheme: one rule for both schemes, so the paper-fold and family-fold means of a row average
+    the same tasks.
 
     Each data revision's task count (`data_tasks`) drops by its flagged tasks too, so a run that held every task
     still counts as complete.
     """
-    flagged = results["is_flagged"].astype(bool)
-    keys = ["data_revision", "folds"] if "folds" in results else ["data_revision"]  # a flag follows the scheme
-    per_revision = results[flagged].groupby(keys)["task"].nunique().astype(np.float64).rename("n_flagged")
-    kept = results[~flagged]
-    dropped = kept.join(per_revision, on=keys)["n_flagged"].astype(np.float64).fillna(0.0)
+    flagged = results.loc[results["is_flagged"].astype(bool), ["data_revision", "task"]].drop_duplicates()
+    out = pd.MultiIndex.from_frame(results[["data_revision", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
+    per_revision = flagged.groupby("data_revision")["task"].nunique().astype(np.float64).rename("n_flagged")
+    kept = results[~out]
+    dropped = kept.join(per_revision, on="data_revision")["n_flagged"].astype(np.float64).fillna(0.0)
     return kept.assign(data_tasks=kept["data_tasks"].astype(np.float64) - dropped)
 
 

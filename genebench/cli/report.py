@@ -96,17 +96,28 @@ def run_report(args: argparse.Namespace) -> int:
 def summary_text(results, *, exclude_flagged: bool = False) -> str:
     """What `report` and `sweep` print: the category tables split for the screen, the shortcut note, the first
     unscored tasks and the unconverged note."""
-    from genebench.report import fit_line, flagged_note, markdown_table, printed_tables, unconverged_note
+    from genebench.report import (
+        fit_line,
+        flagged_note,
+        markdown_table,
+        printed_tables,
+        unconverged_note,
+        understanding_note,
+    )
 
-    lines = ["\n\n".join(markdown_table(table) for table in printed_tables(_kept(results, exclude_flagged)))]
+    lines = ["\n\n".join(f"{title}\n{markdown_table(table)}"
+                         for title, table in printed_tables(_kept(results, exclude_flagged)))]
     if note := flagged_note(results, excluded=exclude_flagged):
         lines.append(note)
     unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "folds", "task"])
     if len(unscored):
-        lines.append(f"\n{counted(len(unscored), 'task has', 'tasks have')} no score and are left out of the tables"
+        lines.append(f"\n{counted(len(unscored), 'task has no score and is', 'tasks have no score and are')} left "
+                     "out of the tables"
                      f"{', the first 5' if len(unscored) > 5 else ''}:")
         lines += [fit_line(f"  {row.model} '{row.task}' ({row.folds} folds): {row.skipped}")
                   for row in unscored.head(5).itertuples()]
+    if note := understanding_note(results):
+        lines.append(note)
     if note := unconverged_note(results):
         lines.append(note)
     return "\n".join(lines)

@@ -198,10 +198,10 @@ def run_run(args: argparse.Namespace) -> int:
         done = pipeline.run(config, data, names, args.out, overwrite=args.overwrite, engine=engine)
     start = time.perf_counter()
     table = done.frame
-    print(f"\n{done.model.id} ({config.input} input) on {counted(len(done.results), 'task')}, data revision "
-          f"{data.revision['data_hash']}\n")
-    summary = paper_table(drop_flagged(table) if args.exclude_flagged else table)
-    print(markdown_table(summary))
+    schemes = "; ".join(f"{scheme} folds {counted(len(results), 'task')}" for scheme, results in done.by_scheme.items())
+    summarised = drop_flagged(table) if args.exclude_flagged else table
+    print(f"\n{done.model.id} ({config.input} input), data revision {data.revision['data_hash']}: {schemes}\n")
+    print(markdown_table(paper_table(summarised)))
     if "descriptions" in done.model.notes:
         print(descriptions_line(done.model.notes["descriptions"]))
     note = flagged_note(table, excluded=args.exclude_flagged)
@@ -213,12 +213,13 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"\ntasks skipped: {counts} (reasons in their result files).")
     if note := unconverged_note(table):
         print(note)
-    if not (table["is_main"] & table["converged"]).any():
+    if not (summarised["is_main"] & summarised["converged"]).any():
         print(f"\nresults in {args.out}/ (no converged score to draw)")
         return 0
-    figures = plot_categories(table, args.out / "figures" / "categories")
-    others = [f"{scheme} folds in {scheme_folder(args.out, scheme)}/" for scheme in done.by_scheme if scheme != "paper"]
-    print(f"\nresults in {args.out}/{' (' + ', '.join(others) + ')' if others else ''}, figure {figures[0]}")
+    name = "categories_without_flagged" if args.exclude_flagged else "categories"  # never a figure of other tasks
+    figures = plot_categories(summarised, args.out / "figures" / name)
+    print("", *(f"results ({scheme} folds): {scheme_folder(args.out, scheme)}/" for scheme in done.by_scheme),
+          f"figure: {figures[0]}", sep="\n")
     seconds = {**done.seconds, "select": done.seconds["select"] + setup, "report": time.perf_counter() - start}
     logger.debug("seconds per phase: %s", json.dumps({phase: round(s, 3) for phase, s in seconds.items()}))
     return 0
