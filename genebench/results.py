@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from genebench.added import AddedOverNames, mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import revision_id, revision_task_count
+from genebench.controls.added import AddedOverNames, mean_with_ci
+from genebench.controls.lift import lift
 from genebench.errors import ResultsError
 from genebench.metrics import score_problem
 from genebench.model_info import ModelInfo
@@ -92,7 +93,7 @@ class TaskResult(BaseModel):
     )
     added_over_names: AddedOverNames | None = Field(
         default=None, description="Family folds: what the model adds to the name control's held-out predictions "
-        "(`genebench.added`); None under paper folds, or when the task was skipped."
+        "(`genebench.controls.added`); None under paper folds, or when the task was skipped."
     )
     timing: dict[str, float] = Field(default_factory=dict)
     date: str
@@ -193,13 +194,12 @@ def result_problem(result: TaskResult) -> str | None:
                 "`genebench run`")
     if result.added_over_names is not None and (problem := added_problem(result.added_over_names)):
         return f"added_over_names: {problem}; results must not be edited by hand, rerun `genebench run`"
-    best = result.best_control
-    lift = None if best is None or result.skipped is not None else result.scores[result.main_score].mean - best[1]
-    if result.lift is None and (lift is None or result.is_lift_pending):
+    expected = None if result.skipped is not None else lift(result.scores[result.main_score].mean, result.controls)
+    if result.lift is None and (expected is None or result.is_lift_pending):
         return None
-    if lift is None or result.lift is None or not abs(result.lift - lift) <= LIFT_TOLERANCE:
+    if expected is None or result.lift is None or not abs(result.lift - expected) <= LIFT_TOLERANCE:
         return (f"lift {result.lift!r} does not match the main score minus the best control in task.controls "
-                f"(diagnostics.controls_on_covered_rows on a partly covered task) ({lift!r}); results must not be "
+                f"(diagnostics.controls_on_covered_rows on a partly covered task) ({expected!r}); results must not be "
                 "edited by hand, rerun `genebench run`")
     return None
 
@@ -580,16 +580,18 @@ def score_cell(mean: float, std: float, n: int = 2) -> str:
 
 
 def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`).
+    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`)
+    under either fold scheme: one rule for both schemes, so the paper-fold and family-fold means of a row average
+    the same tasks.
 
     Each data revision's task count (`data_tasks`) drops by its flagged tasks too, so a run that held every task
     still counts as complete.
     """
-    flagged = results["is_flagged"].astype(bool)
-    keys = ["data_revision", "folds"] if "folds" in results else ["data_revision"]  # a flag follows the scheme
-    per_revision = results[flagged].groupby(keys)["task"].nunique().astype(np.float64).rename("n_flagged")
-    kept = results[~flagged]
-    dropped = kept.join(per_revision, on=keys)["n_flagged"].astype(np.float64).fillna(0.0)
+    flagged = results.loc[results["is_flagged"].astype(bool), ["data_revision", "task"]].drop_duplicates()
+    out = pd.MultiIndex.from_frame(results[["data_revision", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
+    per_revision = flagged.groupby("data_revision")["task"].nunique().astype(np.float64).rename("n_flagged")
+    kept = results[~out]
+    dropped = kept.join(per_revision, on="data_revision")["n_flagged"].astype(np.float64).fillna(0.0)
     return kept.assign(data_tasks=kept["data_tasks"].astype(np.float64) - dropped)
 
 
@@ -647,7 +649,7 @@ def vote_means(rows: pd.DataFrame, keys: list[str], values: tuple[str, ...] = ("
 
 def added_summary(rows: pd.DataFrame, *, names_below: float | None = None) -> tuple[float, float, float]:
     """Mean added over names over `rows` (from `summarised_rows`: one vote per parent) and its 95% bootstrap interval
-    (`genebench.added.mean_with_ci`); with `names_below`, only tasks whose name control scores below it (the
+    (`genebench.controls.added.mean_with_ci`); with `names_below`, only tasks whose name control scores below it (the
     leaderboard's "understanding" takes `SHORTCUT_AUC`). NaNs when no task has the score."""
     rows = rows[rows["added"].notna()]
     if names_below is not None:

@@ -93,13 +93,14 @@ def run_standings(runs: Sequence[ModelRun]) -> dict[str, Standing]:
             "data_revision": revision_id(run.dataset_revision),
             "data_tasks": revision_task_count(run.dataset_revision),
             "task": result.task.name,
+            "vote": result.task.parent or result.task.name,
             "mean": result.scores[result.main_score].mean if result.skipped is None else float("nan"),
             "coverage": result.coverage.fraction,
         }
         for run in runs
         for result in run.results
     ]
-    frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "mean", "coverage"])
+    frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "vote", "mean", "coverage"])
     frame = frame.astype({"data_tasks": "float64", "mean": "float64", "coverage": "float64"})
     return {standing.run: standing for standing in standings(frame)}
 

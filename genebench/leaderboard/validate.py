@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import ValidationError
 
+from genebench.controls.lift import lift as lift_over
 from genebench.errors import GenebenchError, SubmissionError
 from genebench.model_info import MODEL_ID, ModelInfo
 from genebench.results import (
@@ -31,7 +32,7 @@ from genebench.results import (
     result_problem,
     task_file_name,
 )
-from genebench.tasks.metadata import FOLD_SCHEMES, best_of
+from genebench.tasks.metadata import FOLD_SCHEMES
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -241,16 +242,14 @@ def expected_controls(data: BenchmarkData, result: TaskResult) -> dict[str, floa
     """The control scores `result`'s lift must be over, from `data` alone: the stored ones when the model covers the
     whole task, else each control rescored on the rows it covers from the stored control predictions
     (`genebench.controls.covered_control_scores`), under the result's fold scheme."""
-    from genebench.controls import covered_control_scores
+    from genebench.controls.covered import controls_on, covered_rows
 
     folds = result.probe.get("folds", "paper")
     stored = data.metadata(result.task.name, folds=folds).controls
     if result.skipped is not None or result.coverage.n_covered >= result.coverage.n_task or not stored:
         return dict(stored)
     task = data.load_task(result.task.name, folds=folds)
-    entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
-    rows = np.flatnonzero(~np.isin(entities.astype(str), result.coverage.missing_genes).any(axis=1))
-    return covered_control_scores(data, task, rows, folds)
+    return controls_on(data, task, covered_rows(task, result.coverage.missing_genes), folds)
 
 
 MARKS = ("incomplete", "incomplete_labels", "family_unscorable")
@@ -272,9 +271,7 @@ def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
             recorded = result.controls
             differ = sorted(name for name in set(expected) | set(recorded)
                             if not abs(expected.get(name, np.nan) - recorded.get(name, np.nan)) <= CONTROL_TOLERANCE)
-            best = best_of(expected)
-            lift = None if best is None or result.skipped is not None else \
-                result.scores[result.main_score].mean - best[1]
+            lift = None if result.skipped is not None else lift_over(result.scores[result.main_score].mean, expected)
             truth = data.metadata(result.task.name, folds=result.probe.get("folds", "paper"))
             flagged = truth.is_shortcut_solvable
             marks = [mark for mark in MARKS if getattr(result.task, mark) != getattr(truth, mark)]
