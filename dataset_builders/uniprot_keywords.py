@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Source, read_table
+from dataset_builders.base import FamilyBuilder, FamilyRead, RawTask, Rule, Source, check_rules, read_table
 from genebench.errors import SourceFormatError
 from genebench.symbols import SymbolMapper
 from genebench.tasks.metadata import TaskSpec
@@ -131,6 +131,18 @@ class UniProtKeywords(FamilyBuilder):
                  description=f"The UniProt keywords of category '{category}' on a gene's reviewed human proteins.")
         for category, kind in CATEGORIES.items()
     )
+    RULES = (
+        Rule("a parent's genes are not just its descendants' union", tolerance=0.5,
+             remedy="its parents hold only their descendants' genes, as if their own were lost (as in the R package "
+                    "UniProtKeywords' table); pass the UniProt stream as downloaded, or a form whose provenance states "
+                    "its parents incomplete (ENTRY_FORMS), whose parents are dropped."),
+        Rule("a child's genes are mostly its parent's", tolerance=0.1,
+             remedy="UniProt annotates an entry with its keywords' parents; pass the stream as downloaded, with the "
+                    "keyword list of its release."),
+    )
+    """What a source whose parents are complete promises (the UniProt stream annotates parents itself): few parents
+    equal their descendants' union (Kinase holds kinases annotated with no child keyword; the damaged table has 102
+    of 128 equal), and a child's genes carry its parent."""
     DIFFERENCES = """\
 The reference keys each reviewed entry by its first gene name, from the full JSON stream; the local 2023_04
 table keys genes by Entrez GeneID (entries without one are missing), so its gene counts are lower than the
@@ -139,9 +151,19 @@ paper's (e.g. Ligand 4,015 vs 6,673 genes: the Ligand category grew in 2024)."""
     def read_tasks(self, paths: dict[str, Path], mapper: SymbolMapper, read: FamilyRead) -> Iterable[RawTask]:
         keywords = read_keyword_list(paths["keywords"])
         pairs, form, n_nameless = read_entries(paths["entries"])
-        drop = {} if form.parents_complete else parents_dropped(keywords, form)
-        yield from category_tasks(pairs, keywords, self.TASKS, entity_id=form.entity_id, n_nameless=n_nameless,
-                                  source=paths["entries"].name, drop=drop)
+        notes, drop = [], {}
+        if form.parents_complete:
+            sets: dict[str, set[str]] = defaultdict(set)
+            for gene, accession in zip(pairs["entity"], pairs["keyword"]):
+                sets[keywords[accession].name if accession in keywords else accession].add(gene)
+            notes = check_rules(self.FAMILY, paths["entries"].name, self.RULES, sets, descendants(keywords))
+        else:
+            drop = parents_dropped(keywords, form)
+        tasks = category_tasks(pairs, keywords, self.TASKS, entity_id=form.entity_id, n_nameless=n_nameless,
+                               source=paths["entries"].name, drop=drop)
+        for task in tasks:
+            task.notes += notes
+        yield from tasks
 
 
 def read_keyword_list(path: Path) -> dict[str, Keyword]:
@@ -178,10 +200,11 @@ def descendants(keywords: dict[str, Keyword]) -> dict[str, frozenset[str]]:
     """Keyword name -> the names of its descendants, for every keyword that has any (category roots included).
 
     Examples:
-        >>> descendants({"KW-0418": Keyword("Kinase", "Molecular function", ("Molecular function: Transferase; "
-        ...              "Kinase",)), "KW-0808": Keyword("Transferase", "Molecular function",
-        ...              ("Molecular function: Transferase",))})
-        {'Molecular function': frozenset({'Kinase', 'Transferase'}), 'Transferase': frozenset({'Kinase'})}
+        >>> below = descendants({"KW-0418": Keyword("Kinase", "Molecular function", ("Molecular function: "
+        ...                      "Transferase; Kinase",)), "KW-0808": Keyword("Transferase", "Molecular function",
+        ...                      ("Molecular function: Transferase",))})
+        >>> {name: sorted(names) for name, names in below.items()}
+        {'Molecular function': ['Kinase', 'Transferase'], 'Transferase': ['Kinase']}
     """
     below: dict[str, set[str]] = defaultdict(set)
     for keyword in keywords.values():

@@ -111,12 +111,63 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
         "# genebench", "", _SUMMARY,
         f"Data revision `{manifest.get('data_hash', '?')}`, built with genebench {manifest.get('genebench_version')}.",
         "", "## Supported tasks", "", _overview(tasks), "", tasks.to_markdown(index=False) if len(tasks) else "", "",
-        _LAYOUT, *_controls(manifest.get("controls")), "## Source data", "", *_sources(families),
+        *_sizes(out, families), _LAYOUT, *_controls(manifest.get("controls")), "## Source data", "",
+        *_sources(families),
         *_differences(families), *_dropped(out, families), "## Licensing", "",
         "Each family keeps its source's licence (table above). Cite the sources you use.", "",
         "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
     ])
     write_atomic(out / "README.md", text)
+
+
+PAPER_SIZES = Path(__file__).parent / "tasks" / "paper_sizes.csv"
+"""The paper's task table (task_descriptions.xlsx, sheet "Tasks descriptions": paper_task, paper_family, paper_type,
+paper_size; Apache-2.0), each row's genebench task, and why a gap over `MAX_SIZE_GAP` is expected (gap_cause:
+release, source or drops; gap_reason in words)."""
+MAX_SIZE_GAP = 0.10
+"""A task's size may differ from the paper's by this share without a recorded reason."""
+
+
+def size_comparison(sizes: dict[str, int]) -> pd.DataFrame:
+    """Every task of `sizes` (task -> rows) that the paper also has: its size beside the paper's, the gap, and the
+    reason of a gap over `MAX_SIZE_GAP` ("unexplained" where `PAPER_SIZES` records none).
+
+    Examples:
+        >>> size_comparison({"TF vs non-TF": 2757, "UniProt keyword PTM": 100}).to_dict("records")[0]["gap"]
+        '-0.3%'
+    """
+    table = pd.read_csv(PAPER_SIZES, dtype=str, keep_default_na=False)
+    table = table[table["task"].isin(list(sizes)) & (table["paper_size"] != "")]
+    ours = table["task"].map(sizes).astype(int)
+    gap = ours / table["paper_size"].astype(int) - 1
+    reason = (table["gap_cause"] + ": " + table["gap_reason"]).where(table["gap_cause"] != "", "unexplained")
+    return pd.DataFrame({
+        "task": table["task"], "paper task": table["paper_task"], "paper size": table["paper_size"].astype(int),
+        "size": ours, "gap": gap.map("{:+.1%}".format), "reason": reason.where(gap.abs() > MAX_SIZE_GAP, ""),
+    }).sort_values("task", key=lambda names: names.str.lower()).reset_index(drop=True)
+
+
+def unexplained_gaps(sizes: dict[str, int]) -> list[str]:
+    """The tasks of `sizes` whose size differs from the paper's by more than `MAX_SIZE_GAP` with no recorded
+    reason, each with the figures."""
+    table = size_comparison(sizes)
+    table = table[table["reason"] == "unexplained"]
+    return [f"{row.task}: {row.size} vs the paper's {row._3} ({row.gap})" for row in table.itertuples()]
+
+
+def _sizes(out: Path, families: dict[str, Any]) -> list[str]:
+    sizes = {}
+    for name in sorted(families):
+        if (out / name / "tasks.parquet").exists():
+            table = pq.read_table(out / name / "tasks.parquet", columns=["name", "n_entities"])
+            sizes |= dict(zip(table["name"].to_pylist(), table["n_entities"].to_pylist()))
+    table = size_comparison(sizes)
+    if not len(table):
+        return []
+    return ["## Task sizes against the paper", "",
+            f"Rows (genes, or pairs) of each task the paper also has, beside the paper's own table, with the reason "
+            f"of any gap over {MAX_SIZE_GAP:.0%} (`genebench/tasks/paper_sizes.csv`).", "",
+            table.to_markdown(index=False), ""]
 
 
 def _task_table(out: Path, families: dict[str, Any]) -> pd.DataFrame:

@@ -97,8 +97,8 @@ class PublishedComparison:
         same = self.tasks[self.tasks["relation"] == "same"]
         lines = [f"{self.run} against {self.model} {published.GROUP}: {len(self.tasks)} of the paper's "
                  f"{self.n_mapped} mapped tasks scored by the run",
-                 "", markdown_table(_formatted(self.tasks.drop(columns="relation"))), "",
-                 markdown_table(_formatted(category_table(self.tasks))), "",
+                 "", markdown_table(formatted_scores(self.tasks.drop(columns="relation"))), "",
+                 markdown_table(formatted_scores(category_table(self.tasks))), "",
                  "relation: = same source and definition; R same definition on another data release; P another "
                  "protocol (the paper's multi-label ROC AUC from hard 0/1 predictions).",
                  f"difference = run - published; within: |difference| <= max({TOLERANCE}, 2 x the paper's fold sd / "
@@ -108,7 +108,7 @@ class PublishedComparison:
         return "\n".join(fit_line(line) for text in lines for line in text.split("\n"))
 
 
-def _formatted(table: pd.DataFrame) -> pd.DataFrame:
+def formatted_scores(table: pd.DataFrame) -> pd.DataFrame:
     """Scores to 3 decimals, differences signed, `within` as yes / no."""
     table = table.copy()
     for column in {"run", "published", "sd"} & set(table.columns):
