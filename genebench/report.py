@@ -528,8 +528,12 @@ def headline_figure(schemes: dict[str, pd.DataFrame]):
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    frames = {scheme: [frame.iloc[0] for frame in category_means(rows)] +
-              [category_means(rows, "best_control_score")[0].iloc[0]] for scheme, rows in schemes.items()}
+    frames = {}
+    for scheme, rows in schemes.items():
+        means, stds, counts = (frame.iloc[0] for frame in category_means(rows))
+        controls = category_means(rows, "best_control_score")[0].iloc[0] if "best_control_score" in rows \
+            else means * np.nan
+        frames[scheme] = [means, stds, counts, controls]
     categories = [c for c in CATEGORIES if any(c in frame[0].index for frame in frames.values())]
     family = summarised_rows(main_scores(schemes["family"])) if "family" in schemes else None
     added = {c: added_summary(family[family["category"] == c]) for c in categories} if family is not None else {}
