@@ -21,7 +21,7 @@ from genebench.atomic import write_atomic
 from genebench.comparability import Standing, revision_id, revision_task_count, standings
 from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
-from genebench.report import plain_text, understanding_left_out, understanding_rows
+from genebench.report import plain_text, task_cell, understanding_left_out, understanding_rows
 from genebench.results import (
     added_summary,
     format_added,
@@ -209,9 +209,8 @@ def _score_cell(result: Any) -> list[Any]:
     if result.skipped is not None:
         return _cell("\u2013", None)
     score = result.scores[result.main_score]
-    text = f"{score.mean:.3f}" if len(score.folds) == 1 else f"{score.mean:.3f} \u00b1 {score.std:.3f}"
-    metric = "" if result.main_score == "roc_auc" else f" {result.main_score}"
-    return _cell(f"{text}{metric} ({format_lift(result.lift)})", score.mean)
+    lift = float("nan") if result.lift is None else result.lift
+    return _cell(task_cell(score.mean, score.std, len(score.folds), lift, result.main_score), score.mean)
 
 
 def _finite(value: Any) -> float | None:
