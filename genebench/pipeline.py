@@ -297,7 +297,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
 
 def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> dict[str, Any]:
     """What a scored task's result needs from the controls: `controls` on its covered rows, and under family folds
-    `added_over_names` (over the name control's stored predictions)."""
+    `added_over_names` (over the name control's stored predictions, resampled by gene family)."""
     from genebench.added import added_over_names
 
     if scores.skipped is not None or scores.rows is None:
@@ -305,7 +305,8 @@ def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> 
     found: dict[str, Any] = {"controls": controls_on(data, scores.task, scores.rows, folds)}
     name = data.control_predictions(scores.task.name, folds).get("name") if folds == "family" else None
     if name is not None:
-        found["added_over_names"] = added_over_names(scores.task, scores.rows, scores.held_out, name)
+        found["added_over_names"] = added_over_names(scores.task, scores.rows, scores.held_out, name,
+                                                     families=data.gene_families)
     return found
 
 
