@@ -22,9 +22,10 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from genebench.build import add_controls  # noqa: E402
 from genebench.constants import SNAPSHOT_DIR  # noqa: E402
-from genebench.controls import RANDOM_DIM, fit_controls  # noqa: E402
+from genebench.controls.build import add_controls  # noqa: E402
+from genebench.controls.fit import fit_controls  # noqa: E402
+from genebench.controls.table import RANDOM_DIM  # noqa: E402
 from genebench.data import BenchmarkData  # noqa: E402
 from genebench.genes import task_genes  # noqa: E402
 from genebench.partners import partner_embeddings  # noqa: E402

@@ -29,7 +29,8 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from genebench.constants import SNAPSHOT_DIR  # noqa: E402
-from genebench.controls import control_scores, covered_control_scores  # noqa: E402
+from genebench.controls.covered import covered_control_scores  # noqa: E402
+from genebench.controls.fit import control_scores  # noqa: E402
 from genebench.data import BenchmarkData  # noqa: E402
 from genebench.embeddings import GeneEmbeddings  # noqa: E402
 from genebench.genes import task_genes  # noqa: E402

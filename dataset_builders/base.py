@@ -5,6 +5,13 @@ its downloaded files into `RawTask`s. `FamilyBuilder` does the rest: it fetches 
 the datasets DownloadManager, or a local override), normalises symbols to current HGNC, resolves duplicate
 and conflicting rows, drops classes below the task's minimum, derives one binary task per frequent label,
 assigns seeded folds, and yields one row per (task, entity) with the rows' fold as their split.
+
+**Integrity rules.** A family states, as data (`FamilyBuilder.RULES`), the relations its source's structure
+promises between label gene sets (a parent and its descendants), and checks them in `check_rules` while reading;
+a rule broken beyond its tolerance ends the build in one line naming the source, the rule and the first examples.
+Every family's tasks are checked against two more rules on their built labels: no label keeps fewer positives
+than the task's minimum class size (`check_min_class_size`), and no two labels of a multi-label task hold the same
+genes (the later one is dropped, recorded in `dropped_labels`; `drop_identical_labels`).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import datasets
 import numpy as np
@@ -76,6 +83,26 @@ class Source:
 
 HGNC_SOURCE = Source(url=HGNC_URL, version="current", local_names=("hgnc_complete_set*",))
 
+Relation = Literal["a parent's genes are not just its descendants' union", "a child's genes are mostly its parent's",
+                   "a parent's genes include its descendants'"]
+CHILD_IN_PARENT = 0.5
+"""'A child's genes are mostly its parent's': at least this share of them."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A relation between a source's label gene sets that the source's structure promises.
+
+    Attributes:
+        relation: the relation, checked over every parent (or parent-child pair) the source records both sides of.
+        tolerance: the share of the parents (pairs) checked that may break it; breaks within it become task notes.
+        remedy: what to do when it breaks, for the error line.
+    """
+
+    relation: Relation
+    tolerance: float = 0.0
+    remedy: str = ""
+
 
 @dataclass
 class RawTask:
@@ -97,6 +124,7 @@ class RawTask:
     entity_id: str = "symbol"
     notes: list[str] = field(default_factory=list)
     keep_rows: bool = False
+    dropped_labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -160,6 +188,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
     """How the family's non-gene pair partners get vectors (`genebench.partners`), written into the manifest."""
     SPLITS: ClassVar[str] = "cv"
     """`cv` (splits fold_0..fold_{k-1}) or `train-test` (PerturbQA's published split)."""
+    RULES: ClassVar[tuple[Rule, ...]] = ()
+    """The relations the family's source promises between its label gene sets (`check_rules`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -321,7 +351,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             rows["entity_2"] = None
         if raw.keep_rows:
             label_names = raw.label_names or tuple(sorted(set(rows["label"])))
-            rows, n_conflicts, dropped = rows.assign(_key=np.arange(len(rows)).astype(str)), 0, 0
+            rows, n_conflicts, dropped, identical = rows.assign(_key=np.arange(len(rows)).astype(str)), 0, 0, {}
             _check_declared(rows, spec, label_names)
         else:
             key = rows["entity"] + "\t" + rows["entity_2"].fillna("")
@@ -331,6 +361,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             rows = rows.assign(_key=key)
             rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=target == "continuous")
             rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
+            rows, label_names, identical = self._checked_labels(rows, spec, label_names)
         if multilabel and not label_names:
             raise NothingToScoreError(f"no label has {spec.min_class_size} genes with it and {spec.min_class_size} "
                                       "without it in this source.")
@@ -354,7 +385,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         if spec.fold_scheme == "cold genes":
             report["n_cross_group"] = n_cross_group
         logger.info("%s: %d rows (from %d source rows; %s)", spec.name, len(rows), n_raw, report)
-        metadata = self._metadata(raw, label_names, len(rows), report, read)
+        metadata = self._metadata(raw, label_names, len(rows), report, read, {**raw.dropped_labels, **identical})
         by_family = folds
         if spec.has_family_folds:
             families = families_of(rows["entity"], read.families)
@@ -380,7 +411,8 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             derived = merge_near_duplicates([
                 _with_family_report(metadata.model_copy(update={
                     "name": f"{spec.name};{label_names[column]}", "type": "derived binary", "parent": spec.name,
-                    "aliases": (), "label_names": (f"not {label_names[column]}", label_names[column]),
+                    "aliases": (), "dropped_labels": {},
+                    "label_names": (f"not {label_names[column]}", label_names[column]),
                     "derived_min_prevalence": None, "description": f"{label_names[column]} vs the rest of "
                     f"'{spec.name}' (prevalence {prevalence[column]:.1%}).",
                 }), families, np.eye(2)[hot[:, column]], by_family)
@@ -388,8 +420,21 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             ], hot[:, columns])  # too few negatives to score
         return out, [metadata, *derived]
 
+    def _checked_labels(self, rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]
+                        ) -> tuple[pd.DataFrame, tuple[str, ...], dict[str, str]]:
+        """The rules of every family on a task's built labels: none below the minimum class size (an error), and
+        of labels with one gene set only the first (the others dropped: rows, names, and the dropped -> why)."""
+        check_min_class_size(self.FAMILY, spec, _class_matrix(rows, spec, names), names)
+        if task_type(spec.type).target != "multilabel":
+            return rows, names, {}
+        identical = drop_identical_labels(rows, names)
+        if not identical:
+            return rows, names, {}
+        rows = rows.assign(label=[[x for x in labels if x not in identical] for labels in rows["label"]])
+        return rows, tuple(name for name in names if name not in identical), identical
+
     def _metadata(self, raw: RawTask, label_names: tuple[str, ...], n_rows: int, report: dict,
-                  read: FamilyRead) -> TaskMetadata:
+                  read: FamilyRead, dropped: dict[str, str]) -> TaskMetadata:
         source = read.sources[raw.source_key]
         notes = " ".join([raw.spec.notes, *raw.notes]).strip()
         return TaskMetadata(
@@ -405,10 +450,67 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
             citation=self.CITATION.strip(),
             hgnc_version=read.source_versions["hgnc"],
             symbol_report=report,
+            dropped_labels=dict(sorted(dropped.items())),
         )
 
 
 # -- pure helpers, also used by tests -----------------------------------------------------------------------
+
+
+def check_rules(family: str, source: str, rules: Iterable[Rule], sets: dict[str, set[str]],
+                below: dict[str, frozenset[str]]) -> list[str]:
+    """Check a source's label gene sets against the rules its family states.
+
+    Args:
+        family: the family, for the error line.
+        source: the source file, for the error line.
+        rules: the rules (`FamilyBuilder.RULES`).
+        sets: label -> its genes, as the source records them.
+        below: parent label -> its descendants (the labels the rules relate to it).
+
+    Returns:
+        One note per rule broken within its tolerance, naming the labels that break it.
+
+    Raises:
+        SourceFormatError: a rule is broken beyond its tolerance.
+    """
+    notes = []
+    for rule in rules:
+        checked, broken = _relation(rule.relation, sets, below)
+        if not broken:
+            continue
+        share = len(broken) / checked
+        summary = f"{len(broken)} of {checked} checked, e.g. {'; '.join(broken[:3])}"
+        if share > rule.tolerance:
+            raise SourceFormatError(f"{family} source '{source}' breaks the rule \"{rule.relation}\" ({summary}); "
+                                    f"{rule.remedy}")
+        notes.append(f"Rule \"{rule.relation}\" broken within its tolerance ({rule.tolerance:.0%}): {summary}.")
+    return notes
+
+
+def _relation(relation: Relation, sets: dict[str, set[str]], below: dict[str, frozenset[str]]
+              ) -> tuple[int, list[str]]:
+    """(how many parents or pairs the relation was checked on, the breaking ones in words, in label order)."""
+    checked, broken = 0, []
+    for parent in sorted(below):
+        recorded = sorted(d for d in below[parent] if sets.get(d))
+        if not sets.get(parent) or not recorded:
+            continue
+        genes = sets[parent]
+        if relation == "a child's genes are mostly its parent's":
+            for child in recorded:
+                checked += 1
+                inside = len(sets[child] & genes) / len(sets[child])
+                if inside < CHILD_IN_PARENT:
+                    broken.append(f"{child} ({inside:.0%} of {len(sets[child])} genes under {parent})")
+            continue
+        checked += 1
+        union = set().union(*(sets[d] for d in recorded))
+        if relation == "a parent's genes are not just its descendants' union" and genes == union:
+            broken.append(f"{parent} ({len(genes)} genes, exactly its descendants' union)")
+        elif relation == "a parent's genes include its descendants'" and not union <= genes:
+            broken.append(f"{parent} (lacks {len(union - genes)} of its descendants' {len(union)} genes)")
+    return checked, broken
 
 
 def read_table(path: str | Path, *, sep: str, family: str, required: Iterable[str], **kwargs: Any) -> pd.DataFrame:
@@ -488,6 +590,44 @@ def _apply_min_class_size(rows: pd.DataFrame, spec: TaskSpec, declared: tuple[st
     names = declared or tuple(sorted(keep))
     _check_declared(rows, spec, names)
     return rows, names, int(small.sum())
+
+
+def check_min_class_size(family: str, spec: TaskSpec, classes: np.ndarray | None, names: tuple[str, ...]) -> None:
+    """Rule of every family: no label keeps fewer positives than the task's minimum class size.
+
+    Raises:
+        SourceFormatError: a label has fewer (the first ones named).
+    """
+    if classes is None or not len(names):
+        return
+    counts = classes.sum(axis=0)
+    small = [f"{names[j]} ({int(counts[j])})" for j in np.flatnonzero(counts < spec.min_class_size)]
+    if small:
+        raise SourceFormatError(f"{family} task '{spec.name}' breaks the rule \"no label has fewer positives than the "
+                                f"minimum class size ({spec.min_class_size})\": {', '.join(small[:3])}; the source's "
+                                "labels were not filtered as built.")
+
+
+def drop_identical_labels(rows: pd.DataFrame, names: tuple[str, ...]) -> dict[str, str]:
+    """Rule of every family: no two labels of a multi-label task hold the same genes. Of each group of labels
+    with one gene set, the first in label order is kept; the others are returned, label -> why.
+
+    Examples:
+        >>> rows = pd.DataFrame({"label": [["A", "B"], ["A", "B", "C"], ["C"]]})
+        >>> drop_identical_labels(rows, ("A", "B", "C"))
+        {'B': "the same 2 genes as 'A' (no two labels of a task hold the same genes)"}
+    """
+    first: dict[bytes, str] = {}
+    dropped = {}
+    hot = _multi_hot(rows["label"], names)
+    for column, name in enumerate(names):
+        key = np.packbits(hot[:, column]).tobytes()
+        if key in first:
+            dropped[name] = (f"the same {int(hot[:, column].sum())} genes as '{first[key]}' (no two labels of a task "
+                             "hold the same genes)")
+        else:
+            first[key] = name
+    return dropped
 
 
 def _check_declared(rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -62,18 +63,19 @@ labels cannot be split by family (HLA class I vs II), `family_unscorable` with t
 
 _CONTROLS = """## Controls
 
-`controls/` holds three control baselines on every task under both fold schemes, scored with the default probe
-from the data alone: `name` (bag-of-words over each gene's HGNC symbol and approved name), `identity` (one
-indicator per gene, pair tasks only: what knowing which genes are paired predicts) and `random` (seeded random
-vectors, the mean over 5 seeds, more on a task until the mean's standard error is at most 0.01, up to 100 seeds).
-`controls/scores.parquet` holds each control's main score per (fold scheme, task), with the random control's
-spread and number of seeds; `controls/<control>-<folds>.parquet` holds what `name` and `identity` predicted for
-every held-out row (logits, log-probabilities for categorical tasks, as float16, or as float32 in
-`<control>-<folds>-float32.parquet` for the few small tasks whose score float16 would move by more than 0.001; the
-table gives each task's file, offset and shape), so the controls can be scored on any subset of rows without
-refitting. They are listed in `genebench.json` with their sha256, but are not part of the data revision. A task on
-which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean that a model understands
-genes. genebench records each model's lift over the best control with every result.
+`controls/` holds the control baselines on every task under both fold schemes, scored with the default probe from
+the data alone (`genebench/controls/table.py`):
+
+{table}
+
+`controls/scores.parquet` holds each control's main score per (fold scheme, task), with a seeded control's spread and
+number of seeds; `controls/<control>-<folds>.parquet` holds what each other control predicted for every held-out row
+(logits, log-probabilities for categorical tasks, as float16, or as float32 in `<control>-<folds>-float32.parquet` for
+the few small tasks whose score float16 would move by more than 0.001; the table gives each task's file, offset and
+shape), so the controls can be scored on any subset of rows without refitting. They are listed in `genebench.json`
+with their sha256 and covered by the data revision, and each block is checked against its stored score when it is
+read. A task on which a control reaches ROC AUC 0.9 is shortcut-solvable: a high score there need not mean that a
+model understands genes. genebench records each model's lift over the best control with every result.
 """
 
 
@@ -109,12 +111,63 @@ def write_card(out: Path, manifest: dict[str, Any]) -> None:
         "# genebench", "", _SUMMARY,
         f"Data revision `{manifest.get('data_hash', '?')}`, built with genebench {manifest.get('genebench_version')}.",
         "", "## Supported tasks", "", _overview(tasks), "", tasks.to_markdown(index=False) if len(tasks) else "", "",
-        _LAYOUT, *_controls(manifest.get("controls")), "## Source data", "", *_sources(families),
-        *_differences(families), "## Licensing", "",
+        *_sizes(out, families), _LAYOUT, *_controls(manifest.get("controls")), "## Source data", "",
+        *_sources(families),
+        *_differences(families), *_dropped(out, families), "## Licensing", "",
         "Each family keeps its source's licence (table above). Cite the sources you use.", "",
         "## Citation", "", "```bibtex", *(entry["citation"] for entry in families.values()), "```", "",
     ])
     write_atomic(out / "README.md", text)
+
+
+PAPER_SIZES = Path(__file__).parent / "tasks" / "paper_sizes.csv"
+"""The paper's task table (task_descriptions.xlsx, sheet "Tasks descriptions": paper_task, paper_family, paper_type,
+paper_size; Apache-2.0), each row's genebench task, and why a gap over `MAX_SIZE_GAP` is expected (gap_cause:
+release, source or drops; gap_reason in words)."""
+MAX_SIZE_GAP = 0.10
+"""A task's size may differ from the paper's by this share without a recorded reason."""
+
+
+def size_comparison(sizes: dict[str, int]) -> pd.DataFrame:
+    """Every task of `sizes` (task -> rows) that the paper also has: its size beside the paper's, the gap, and the
+    reason of a gap over `MAX_SIZE_GAP` ("unexplained" where `PAPER_SIZES` records none).
+
+    Examples:
+        >>> size_comparison({"TF vs non-TF": 2757, "UniProt keyword PTM": 100}).to_dict("records")[0]["gap"]
+        '-0.3%'
+    """
+    table = pd.read_csv(PAPER_SIZES, dtype=str, keep_default_na=False)
+    table = table[table["task"].isin(list(sizes)) & (table["paper_size"] != "")]
+    ours = table["task"].map(sizes).astype(int)
+    gap = ours / table["paper_size"].astype(int) - 1
+    reason = (table["gap_cause"] + ": " + table["gap_reason"]).where(table["gap_cause"] != "", "unexplained")
+    return pd.DataFrame({
+        "task": table["task"], "paper task": table["paper_task"], "paper size": table["paper_size"].astype(int),
+        "size": ours, "gap": gap.map("{:+.1%}".format), "reason": reason.where(gap.abs() > MAX_SIZE_GAP, ""),
+    }).sort_values("task", key=lambda names: names.str.lower()).reset_index(drop=True)
+
+
+def unexplained_gaps(sizes: dict[str, int]) -> list[str]:
+    """The tasks of `sizes` whose size differs from the paper's by more than `MAX_SIZE_GAP` with no recorded
+    reason, each with the figures."""
+    table = size_comparison(sizes)
+    table = table[table["reason"] == "unexplained"]
+    return [f"{row.task}: {row.size} vs the paper's {row._3} ({row.gap})" for row in table.itertuples()]
+
+
+def _sizes(out: Path, families: dict[str, Any]) -> list[str]:
+    sizes = {}
+    for name in sorted(families):
+        if (out / name / "tasks.parquet").exists():
+            table = pq.read_table(out / name / "tasks.parquet", columns=["name", "n_entities"])
+            sizes |= dict(zip(table["name"].to_pylist(), table["n_entities"].to_pylist()))
+    table = size_comparison(sizes)
+    if not len(table):
+        return []
+    return ["## Task sizes against the paper", "",
+            f"Rows (genes, or pairs) of each task the paper also has, beside the paper's own table, with the reason "
+            f"of any gap over {MAX_SIZE_GAP:.0%} (`genebench/tasks/paper_sizes.csv`).", "",
+            table.to_markdown(index=False), ""]
 
 
 def _task_table(out: Path, families: dict[str, Any]) -> pd.DataFrame:
@@ -146,9 +199,13 @@ def _controls(controls: dict[str, Any] | None) -> list[str]:
     if not controls:
         return []
     flagged = controls.get("shortcut_solvable", {}) if "folds" in controls else {}  # per scheme since both exist
-    names = ", ".join(f"`{name}`" for name in controls.get("names", ["name", "identity", "random"]))
-    lines = [_CONTROLS, f"This folder holds {names}, computed in {controls['seconds']} s with genebench "
-             f"{controls['genebench_version']}."]
+    from genebench.controls.table import CONTROLS
+
+    table = "\n".join(f"- `{name}`: {control.features}; guards against {control.guards}."
+                      for name, control in CONTROLS.items())
+    names = ", ".join(f"`{name}`" for name in controls.get("names", list(CONTROLS)))
+    lines = [_CONTROLS.format(table=table), f"This folder holds {names}, computed in {controls['seconds']} s with "
+             f"genebench {controls['genebench_version']}."]
     for scheme, tasks in sorted(flagged.items()):
         lines += ["", f"Shortcut-solvable under {scheme} folds ({len(tasks)} tasks):", ""]
         lines += [f"- {task}: {control} {score:.3f}" for task, (control, score) in sorted(tasks.items())]
@@ -166,6 +223,22 @@ def _differences(families: dict[str, Any]) -> list[str]:
         if items:
             lines += [f"### {name}", "", *(f"- {item}" for item in items), ""]
     return ["## Differences from the reference and auxiliary tables", "", *lines] if lines else []
+
+
+def _dropped(out: Path, families: dict[str, Any]) -> list[str]:
+    """The labels of a source that tasks left out (`TaskMetadata.dropped_labels`), per task, grouped by reason."""
+    lines = []
+    for name in sorted(families):
+        path = out / name / "tasks.parquet"
+        if not path.exists() or "dropped_labels" not in pq.read_schema(path).names:
+            continue
+        for record in pq.read_table(path, columns=["name", "dropped_labels"]).to_pylist():
+            by_reason: dict[str, list[str]] = {}
+            for label, reason in json.loads(record["dropped_labels"] or "{}").items():
+                by_reason.setdefault(reason, []).append(label)
+            lines += [f"- '{record['name']}': {len(labels)} labels dropped ({', '.join(labels)}): {reason}"
+                      for reason, labels in by_reason.items()]
+    return ["## Labels left out", "", *lines, ""] if lines else []
 
 
 def _sources(families: dict[str, Any]) -> list[str]:

@@ -86,7 +86,9 @@ def standings(frame: pd.DataFrame) -> list[Standing]:
 
     Args:
         frame: one row per (run, task) with columns `run`, `data_revision` (id), `data_tasks` (the revision's
-            task count, NaN when unknown), `task`, `mean` (main score, NaN when skipped) and `coverage`.
+            task count, NaN when unknown), `task`, `mean` (main score, NaN when skipped), `coverage` and optionally
+            `vote` (a derived task's parent: the mean ranked by is over votes, as every summary's,
+            `genebench.results.summarised_rows`).
 
     Returns:
         One `Standing` per run: ranked runs first by rank, then the others by mean score. Where a revision's
@@ -98,6 +100,8 @@ def standings(frame: pd.DataFrame) -> list[Standing]:
     runs = frame.groupby("run", sort=False).agg(
         data_revision=("data_revision", "first"), n_tasks=("task", "nunique"), coverage=("coverage", "mean"),
         mean=("mean", "mean"))
+    votes = frame.assign(vote=frame["vote"] if "vote" in frame else frame["task"])
+    runs["mean"] = votes.groupby(["run", "vote"], sort=False)["mean"].mean().groupby(level="run", sort=False).mean()
     known = per_revision["known"].reindex(runs["data_revision"]).to_numpy()
     seen = per_revision["seen"].reindex(runs["data_revision"]).to_numpy()
     runs["expected_known"] = np.isfinite(known.astype(float))

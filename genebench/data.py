@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -29,6 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from genebench.constants import ENV_DATA, SNAPSHOT_DIR
+from genebench.controls.stored import StoredControls
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
 from genebench.hashing import file_sha256
 from genebench.registry import unknown_name_message
@@ -39,53 +39,6 @@ from genebench.tasks.types import task_type
 logger = logging.getLogger(__name__)
 
 MANIFEST = "genebench.json"
-CONTROL_SCORES = "controls/scores.parquet"
-"""The control table: one row per (folds, task, control) with its main score and where its predictions lie."""
-CONTROL_SCORES_SCHEMA = pa.schema([
-    ("folds", pa.string()), ("task", pa.string()), ("control", pa.string()), ("score", pa.float64()),
-    ("spread", pa.float64()), ("n_seeds", pa.int64()), ("skipped", pa.string()), ("file", pa.string()),
-    ("offset", pa.int64()), ("n_rows", pa.int64()), ("n_columns", pa.int64()), ("column", pa.int64()),
-    ("center", pa.list_(pa.float64())),
-])
-"""`CONTROL_SCORES`' columns. `score` is the control's main score on the task (for `random`, the mean over
-`n_seeds` seeds, and `spread` their standard deviation, ddof=0); `skipped` why it has none. Per-row predictions, when
-stored, are the `n_rows * n_columns` values from `offset` of the single column `value` of `file` (float16, or float32
-in `<control>-<folds>-float32.parquet` for the blocks whose scores float16 would move by more than 0.001)
-(row-major, rows in the task's row order, null where the control could not score a row), each column stored
-minus its `center` (`encode_predictions`); a derived task reads column `column` of its parent's block (-1: the
-whole block)."""
-
-
-def encode_predictions(values: np.ndarray, dtype: type[np.floating] = np.float16) -> tuple[np.ndarray, list[float]]:
-    """Predictions as stored: each column minus its median (its `center`), as `dtype`, and the centers.
-
-    float16 keeps 11 significant bits of a value, so a column whose values crowd around an offset (the logits of a
-    small task, 1.20 +- 0.05) would lose its ranking to ties; centred, its values keep 11 bits of their spread.
-    A block whose scores float16 would still move is stored as float32 (`genebench.build`).
-
-    Args:
-        values: shape (n_rows, n_columns), float32 predictions, NaN where there is none.
-        dtype: the stored type, float16 or float32.
-
-    Examples:
-        >>> stored, center = encode_predictions(np.array([[1.2001], [1.2002], [np.nan]], dtype=np.float32))
-        >>> bool(decode_predictions(stored, center)[0, 0] < decode_predictions(stored, center)[1, 0])
-        True
-    """
-    finite = np.where(np.isfinite(values), values, np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column has no median
-        center = np.nan_to_num(np.nanmedian(finite, axis=0)).astype(np.float32)
-    return (values - center[None, :]).astype(dtype), center.astype(np.float64).tolist()
-
-
-def decode_predictions(stored: np.ndarray, center: Sequence[float]) -> np.ndarray:
-    """Stored predictions back as float32 values (the inverse of `encode_predictions`, up to float16 rounding)."""
-    stored = np.asarray(stored).reshape(len(stored), -1)
-    shift = np.asarray(center, dtype=np.float32) if len(center) else np.zeros(stored.shape[1], dtype=np.float32)
-    return stored.astype(np.float32) + shift[None, :]
-
-
 class BenchmarkData:
     """A built data folder: its families, task metadata and rows.
 
@@ -104,8 +57,8 @@ class BenchmarkData:
                 "finish. Build one with `genebench build --out DIR`."
             )
         self.manifest: dict[str, Any] = read_manifest(self.path)
-        recomputed = data_hash(self.manifest)
-        if self.manifest["data_hash"] != recomputed:
+        recomputed = data_hash(self.manifest) if self.manifest.get("format", 1) >= 2 else tables_hash(self.manifest)
+        if self.manifest["data_hash"] != recomputed:  # format 1 left the controls out of the data hash
             raise SourceFormatError(
                 f"data folder '{self.path}': {MANIFEST} names data_hash {self.manifest['data_hash']!r}, but its file "
                 f"hashes give {recomputed!r}; the manifest was edited. Rebuild the folder with `genebench build`."
@@ -114,7 +67,6 @@ class BenchmarkData:
         self._rows: dict[str, _FamilyRows] = {}
         self._parents: dict[tuple[str, str], Task] = {}  # multi-label parents, decoded once for their derived tasks
         self._by_scheme: dict[str, dict[str, TaskMetadata]] = {}
-        self._prediction_files: dict[str, np.ndarray] = {}
 
     # -- what the folder holds -----------------------------------------------------------------------------
 
@@ -145,37 +97,26 @@ class BenchmarkData:
         return tasks
 
     @cached_property
-    def control_table(self) -> pd.DataFrame:
-        """The folder's control table (`CONTROL_SCORES_SCHEMA`), hash-checked; empty when it has none or they were
-        made on other data (a family rebuilt since, with a warning).
-
-        Raises:
-            SourceFormatError: the table does not match its sha256 in the manifest.
-        """
+    def stored_controls(self) -> StoredControls:
+        """The folder's stored controls (`genebench.controls.stored`); none when they were scored on other data (a
+        family rebuilt since, with a warning)."""
         controls = self.manifest.get("controls", {})
-        if CONTROL_SCORES not in controls.get("files", []):
-            return CONTROL_SCORES_SCHEMA.empty_table().to_pandas()
-        if controls.get("data_hash") != self.manifest["data_hash"]:
+        manifest = self.manifest
+        if controls and controls.get("data_hash") != tables_hash(self.manifest):
             logger.warning("data folder '%s': its controls were scored on other data, so they are ignored; rerun "
                            "`genebench controls --data %s`.", self.path, self.path)
-            return CONTROL_SCORES_SCHEMA.empty_table().to_pandas()
-        table = pq.read_table(self._checked(CONTROL_SCORES))
-        if "center" not in table.column_names:  # written before predictions were centred: stored as they were
-            table = table.append_column("center", pa.array([[]] * len(table), pa.list_(pa.float64())))
-        if not table.schema.equals(CONTROL_SCORES_SCHEMA):
-            raise SourceFormatError(f"data folder '{self.path}': '{CONTROL_SCORES}' has columns {table.column_names}, "
-                                    f"expected {CONTROL_SCORES_SCHEMA.names}; rerun `genebench controls`.")
-        return table.to_pandas()
+            manifest = {key: value for key, value in self.manifest.items() if key != "controls"}
+        return StoredControls(self.path, manifest, self._checked)
+
+    @property
+    def control_table(self) -> pd.DataFrame:
+        """The folder's control table (`genebench.controls.stored.CONTROL_SCORES_SCHEMA`), hash-checked."""
+        return self.stored_controls.table
 
     def controls(self, folds: Folds = "paper") -> dict[str, dict[str, float]]:
         """Task -> control -> main score under fold scheme `folds` (`genebench.controls`); a control that could not
         score a task is left out of its entry."""
-        table = self.control_table
-        table = table[(table["folds"] == _scheme(folds)) & table["score"].notna()]
-        scores: dict[str, dict[str, float]] = {}
-        for task, control, score in zip(table["task"], table["control"], table["score"].astype("float64")):
-            scores.setdefault(task, {})[control] = float(score)
-        return scores
+        return self.stored_controls.scores(_scheme(folds))
 
     def _scheme_metadata(self, folds: Folds) -> dict[str, TaskMetadata]:
         folds = _scheme(folds)
@@ -206,41 +147,16 @@ class BenchmarkData:
         raise UnknownTaskError(unknown_name_message("task", name, [*by_name, *self._aliases]))
 
     def control_predictions(self, task_name: str, folds: Folds = "paper") -> dict[str, np.ndarray]:
-        """Each stored control's held-out scores per row of `load_task(task_name, folds)`, as float32.
+        """Each stored control's held-out scores per row of `load_task(task_name, folds)`, as float32 (read them
+        checked against their stored scores with `genebench.controls.covered.stored_predictions`).
 
         Shape (n_rows,) for binary and pair tasks, (n_rows, n_labels) for multi-label and categorical ones (columns
         in `label_names` order); NaN where the control could not score a row. Values are logits (binary and
         multi-label columns) or log-probabilities (categorical classes): monotone in the held-out probability. A
-        derived task gets its parent's column. Controls stored as scores only (`random`) are not included.
+        derived task gets its parent's column. Seeded controls (`random`) are stored as scores only.
         """
         meta = self.metadata(task_name, folds)
-        out = {}
-        for record in self._prediction_records.get((_scheme(folds), meta.name), []):
-            flat = self._prediction_file(record["file"])
-            start, n_rows, n_columns = int(record["offset"]), int(record["n_rows"]), int(record["n_columns"])
-            stored = flat[start:start + n_rows * n_columns].reshape(n_rows, n_columns)
-            center, column = record["center"], int(record["column"])
-            if column >= 0:  # a derived task's column alone, not its parent's whole block
-                stored, center = stored[:, [column]], [center[column]] if len(center) else []
-            block = decode_predictions(stored, center)
-            values = block if column < 0 and task_type(meta.type).target != "binary" else block[:, 0]
-            out[record["control"]] = values.astype(np.float32)
-        return out
-
-    @cached_property
-    def _prediction_records(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
-        """(scheme, task) -> the control table's records that locate stored predictions."""
-        table = self.control_table
-        records: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for record in table[table["file"].notna()].to_dict("records"):
-            records.setdefault((record["folds"], record["task"]), []).append(record)
-        return records
-
-    def _prediction_file(self, relative: str) -> np.ndarray:
-        if relative not in self._prediction_files:
-            column = pq.read_table(self._checked(relative)).column("value")
-            self._prediction_files[relative] = column.to_numpy(zero_copy_only=False)
-        return self._prediction_files[relative]
+        return self.stored_controls.predictions(meta, _scheme(folds))
 
     # -- rows ----------------------------------------------------------------------------------------------
 
@@ -383,10 +299,19 @@ def read_manifest(folder: Path) -> dict[str, Any]:
 
 
 def data_hash(manifest: dict[str, Any]) -> str:
-    """The data revision of a built folder: a short hash over the sha256s of its built files (the manifest's
-    `files`, leaving out the control results computed from them, `controls.files`)."""
+    """The data revision of a built folder: a short hash over the sha256s of every file of the manifest, the stored
+    controls included (a control's edited prediction changes the revision as an edited label does)."""
+    return _hash_of({name: entry["sha256"] for name, entry in manifest["files"].items()})
+
+
+def tables_hash(manifest: dict[str, Any]) -> str:
+    """A short hash over the sha256s of the built files the controls are computed from (every file but the controls'
+    own): what the controls record as the data they were scored on."""
     derived = set(manifest.get("controls", {}).get("files", []))
-    digests = {name: entry["sha256"] for name, entry in manifest["files"].items() if name not in derived}
+    return _hash_of({name: entry["sha256"] for name, entry in manifest["files"].items() if name not in derived})
+
+
+def _hash_of(digests: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(digests, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -482,7 +407,7 @@ def metadata_from_record(record: dict[str, Any]) -> TaskMetadata:
 
 
 _LISTS = ("aliases", "entity_types", "label_names")
-_JSONS = ("symbol_report", "family_report", "incomplete_labels")
+_JSONS = ("symbol_report", "family_report", "incomplete_labels", "dropped_labels")
 _INTS = ("min_class_size", "n_entities", "n_folds", "seed")
 _NOT_STORED = ("controls",)  # read from the data folder's control table, not from tasks.parquet
 TASKS_SCHEMA = pa.schema([

@@ -8,7 +8,7 @@ kind is an adapter module and one entry here.
 
 Examples:
     >>> sorted(ADAPTERS)
-    ['bag-of-words', 'description', 'dna', 'precomputed', 'protein', 'random', 'token']
+    ['bag-of-words', 'description', 'dna', 'paper-bag-of-words', 'precomputed', 'protein', 'random', 'token']
     >>> ADAPTERS["precomputed"].is_cached, ADAPTERS["precomputed"].needs_name
     (False, True)
 """
@@ -73,6 +73,7 @@ DESCRIPTIONS = Option("descriptions", "description CSV (symbol,description) for 
 RUNTIME = Option("runtime", "description input: where the text model runs: torch, or numpy (BERT "
                             "sentence-transformers models such as all-MiniLM-L6-v2, float32 on the CPU, no torch "
                             "needed); default auto: torch when installed, else numpy", choices=RUNTIMES)
+MAX_FEATURES = Option("max_features", "bag-of-words: vocabulary size (default 1024)", type=int)
 
 
 @dataclass(frozen=True)
@@ -121,15 +122,20 @@ ADAPTERS: Registry[AdapterEntry] = Registry("input kind", {
         Option("split", "precomputed Hugging Face dataset: the split to read (default train)")),
         is_cached=False, needs_name=True),
     "bag-of-words": AdapterEntry("model_adapters.baselines:BagOfWordsAdapter", (
-        SOURCE, DESCRIPTIONS, Option("max_features", "bag-of-words: vocabulary size (default 1024)", type=int)),
+        SOURCE, DESCRIPTIONS, MAX_FEATURES),
         default_model="bag-of-words", default_name="genebench/bag-of-words", reads_descriptions=True,
+        describe=_DESCRIBE),
+    "paper-bag-of-words": AdapterEntry("model_adapters.reproduction:PaperBagOfWordsAdapter", (
+        SOURCE, DESCRIPTIONS, MAX_FEATURES),
+        default_model="paper-bag-of-words", default_name="genebench/paper-bag-of-words", reads_descriptions=True,
         describe=_DESCRIBE),
     "random": AdapterEntry("model_adapters.baselines:RandomAdapter", (
         Option("dim", "random: vector length (default 256)", type=int),
         Option("seed", "random: the seed fixing each gene's vector (default 0)", type=int)),
         default_model="random", default_name="genebench/random-{dim}"),
 }, error=AdapterError, listing="Pass --input with one of: token, description, dna, protein, precomputed, "
-                               "bag-of-words, random.")
+                               "bag-of-words, paper-bag-of-words (the reference's, to reproduce "
+                               "the paper, not to measure a model), random.")
 """Input kind -> its adapter, options and defaults: the one list `--input`, the YAML schema and results use."""
 
 

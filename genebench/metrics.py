@@ -199,8 +199,15 @@ def label_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
             "accuracy": accuracy}
 
 
+MULTILABEL_AUC: tuple[str, ...] = ("probabilities", "predictions")
+"""How a multi-label task's ROC AUC is computed: from probabilities (genebench's, the default), or from hard 0/1
+predictions, per label weighted by its positives, as the reference does (`make_scorer(roc_auc_score,
+average="weighted")` calls `predict`): "predictions" is there to reproduce the paper, not to measure a model."""
+
+
 def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type: str,
-                          groups: np.ndarray | None = None, thresholded: bool = True) -> dict[str, float]:
+                          groups: np.ndarray | None = None, thresholded: bool = True,
+                          multilabel_auc: str = "probabilities") -> dict[str, float]:
     """Every classification metric for one fold: AUC from scores, the rest from thresholded scores.
 
     Args:
@@ -209,8 +216,22 @@ def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type:
         task_type: a classification `TaskType`.
         groups: shape (n,), read-out genes; when given, `auc_per_gene` is added (binary types only).
         thresholded: add the metrics of thresholded scores (False: the AUCs alone, every main score).
+        multilabel_auc: one of `MULTILABEL_AUC`; "predictions" scores a multi-label task's ROC AUC from its hard
+            predictions (the reference's, to reproduce the paper). Other task types are unaffected.
+
+    Examples:
+        >>> y_true, y_score = np.array([[1, 0], [0, 1], [1, 1]]), np.array([[.9, .2], [.6, .7], [.4, .8]])
+        >>> classification_scores(y_true, y_score, task_type="multi-label", thresholded=False)["roc_auc"]
+        0.75
+        >>> classification_scores(y_true, y_score, task_type="multi-label", thresholded=False,
+        ...                       multilabel_auc="predictions")["roc_auc"]
+        0.625
     """
-    scores = {"roc_auc": roc_auc(y_true, y_score, task_type=task_type)}
+    if multilabel_auc not in MULTILABEL_AUC:
+        raise ValueError(f"multilabel_auc: expected one of {list(MULTILABEL_AUC)}, found {multilabel_auc!r}.")
+    hard = multilabel_auc == "predictions" and _classification(task_type).target == "multilabel"
+    auc_input = hard_predictions(y_score, task_type=task_type) if hard else y_score
+    scores = {"roc_auc": roc_auc(y_true, auc_input, task_type=task_type)}
     if groups is not None:
         scores["auc_per_gene"] = auc_per_gene(y_true, y_score, groups)
     if not thresholded:

@@ -20,6 +20,9 @@ import numpy as np
 import pandas as pd
 
 from genebench.config import RunConfig
+from genebench.controls.added import added_over_names
+from genebench.controls.covered import controls_current, controls_on, stored_predictions
+from genebench.controls.lift import lift
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError, GenebenchError, ResultsError
@@ -41,7 +44,7 @@ from genebench.results import (
 )
 from genebench.run_folder import RunFolder, scheme_folder
 from genebench.run_identity import RunIdentity
-from genebench.tasks.metadata import Folds, best_of
+from genebench.tasks.metadata import Folds
 from genebench.tasks.task import Task
 from genebench.wording import counted
 
@@ -132,42 +135,14 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
     if controls is not None and kept and scores.coverage.n_covered < scores.coverage.n_task:
         diagnostics = {**diagnostics, COVERED_CONTROLS: controls}
     main = kept.get(scores.main_score)
-    best = best_of(controls) if controls is not None else scores.task.metadata.best_control
     return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
                       model=model, probe=probe, coverage=scores.coverage, scores=kept,
                       main_score=scores.main_score, skipped=skipped,
-                      lift=None if main is None or best is None else round(main.mean - best[1], 6),
+                      lift=lift(None if main is None else main.mean,
+                                controls if controls is not None else scores.task.metadata.controls),
                       timing={"probe_seconds": round(scores.seconds, 4)},
                       date=datetime.now(timezone.utc).isoformat(timespec="seconds"), config=config,
                       diagnostics=diagnostics, **extra)
-
-
-def covered_rows(task: Task, missing: Sequence[str]) -> np.ndarray:
-    """The rows of `task` holding none of the `missing` entities (the rows a model covers), shape (n_covered,)."""
-    entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
-    return np.flatnonzero(~np.isin(entities.astype(str), list(missing)).any(axis=1))
-
-
-def controls_on(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds) -> dict[str, float]:
-    """The controls a lift is over: the task's stored scores when `rows` are all its rows, else each control's
-    score on `rows` from its stored held-out predictions (`genebench.controls.covered_control_scores`)."""
-    from genebench.controls import covered_control_scores
-
-    if len(rows) == len(task.labels):
-        return dict(task.metadata.controls)
-    return covered_control_scores(data, task, rows, folds)
-
-
-def _controls_current(result: TaskResult, data: BenchmarkData, task: Task, folds: Folds) -> bool:
-    """Whether a kept result's lift is over the controls now in the data (a repaired or rebuilt control file
-    changes them, and the result is then recomputed)."""
-    if not result.scores:
-        return True
-    rows = covered_rows(task, result.coverage.missing_genes)
-    if result.controls == controls_on(data, task, rows, folds):
-        return True
-    logger.info("result of '%s' has a lift over other controls than the data's; recomputing it", task.name)
-    return False
 
 
 @dataclass
@@ -234,7 +209,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
             same either way; results are finished on a pool here and written by this thread alone.
         data: the tasks' data; given, the lift on a task the model covers in part is over the controls on its
             covered rows (`controls_on`), and under family folds each result holds what the model adds over the
-            name control (`genebench.added`); else over the stored controls.
+            name control (`genebench.controls.added`); else over the stored controls.
         timer: where the seconds of the probe, controls (summed over threads) and write phases add up.
         shared: scores another scheme of the run already probed, taken instead of probing again; the shared
             tasks this call probes are added to it.
@@ -257,21 +232,23 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     results: dict[str, TaskResult] = {}
     for task in tasks:
         kept = folder.kept(result_path(out_dir, model, task.name), dataset_revision=dataset_revision, config=config)
-        if kept is not None and (data is None or _controls_current(kept, data, task, settings.folds)):
+        if kept is not None and (data is None or controls_current(kept, data, task, settings.folds)):
             results[task.name] = kept
     pending = [task for task in tasks if task.name not in results]
     taken = {task.name: found for task in pending if shared is not None and (found := shared.take(task)) is not None}
     probed = [task for task in pending if task.name not in taken]
     needed = {task.metadata.parent for task in probed if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
-    logger.info("%s to score, %d already done", counted(len(pending), "task"), len(results))
+    logger.info("%s folds: %s to score, %d already done", settings.folds, counted(len(pending), "task"), len(results))
 
     def finish(scores: TaskScores) -> TaskResult:  # on a pool thread, while this one takes the next scores
         with timer.phase("controls"):
             extra = _against_controls(scores, data, settings.folds) if data is not None else {}
         return to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config, **extra)
 
-    with progress_counter(len(pending), "probing", "task", enabled=progress) as bar, core_threads() as pool:
+    counter = progress_counter(len(pending), f"probing ({settings.folds} folds)", "task",
+                               enabled=progress and bool(pending))
+    with counter as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         scored = chain(taken.values(), scorer([*parents, *probed], embeddings, settings,
                                      partner_embeddings=partner_embeddings))
@@ -298,12 +275,10 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
 def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> dict[str, Any]:
     """What a scored task's result needs from the controls: `controls` on its covered rows, and under family folds
     `added_over_names` (over the name control's stored predictions, resampled by gene family)."""
-    from genebench.added import added_over_names
-
     if scores.skipped is not None or scores.rows is None:
         return {}
     found: dict[str, Any] = {"controls": controls_on(data, scores.task, scores.rows, folds)}
-    name = data.control_predictions(scores.task.name, folds).get("name") if folds == "family" else None
+    name = stored_predictions(data, scores.task, folds).get("name") if folds == "family" else None
     if name is not None:
         found["added_over_names"] = added_over_names(scores.task, scores.rows, scores.held_out, name,
                                                      families=data.gene_families)

@@ -90,6 +90,19 @@ class LogProgress:
         self.close()
 
 
+class ProgressWriter(logging.StreamHandler):
+    """A log handler that writes each line through tqdm, above any bar on the terminal, so no log line ever breaks
+    into a bar; `genebench`'s command line logs through it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from tqdm import tqdm
+
+        try:
+            tqdm.write(self.format(record), file=self.stream)
+        except Exception:  # noqa: BLE001 - logging's contract: a failing handler reports, never raises
+            self.handleError(record)
+
+
 def progress(total: int, desc: str, unit: str, *, enabled: bool = True, **tqdm_kwargs: Any):
     """A progress counter for `total` `unit`s: tqdm (with rate and ETA) when stderr is a terminal, else a
     `LogProgress`; a silent tqdm when not `enabled`."""

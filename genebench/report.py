@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from genebench.added import mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, standings
+from genebench.controls.added import mean_with_ci
 from genebench.errors import ResultsError
 from genebench.results import (
     added_summary,
@@ -115,8 +115,9 @@ def run_standings(results: pd.DataFrame) -> list[Standing]:
     """Each model's task count, coverage, completeness and rank (see `genebench.comparability.standings`)."""
     rows = _labelled(results)
     rows = rows[rows["is_main"] | rows["metric"].isna()]  # every task the run holds, scored or skipped
-    return standings(rows.assign(run=rows["label"])[["run", "data_revision", "data_tasks", "task", "mean",
-                                                     "coverage"]])
+    votes = rows["parent"].where(rows["parent"].notna(), rows["task"]) if "parent" in rows else rows["task"]
+    return standings(rows.assign(run=rows["label"], vote=votes)[["run", "data_revision", "data_tasks", "task", "vote",
+                                                                 "mean", "coverage"]])
 
 
 def flagged_note(results: pd.DataFrame, *, excluded: bool) -> str:
@@ -131,7 +132,8 @@ def flagged_note(results: pd.DataFrame, *, excluded: bool) -> str:
             counts.append(f"{counted(len(flagged), 'task')} under {scheme} folds ({by_control})")
     if not counts:
         return ""
-    action = "left out of the summaries (--exclude-flagged)" if excluded else "--exclude-flagged leaves them out"
+    action = ("left out of every summary, under both schemes (--exclude-flagged: a task a control solves under "
+              "either scheme)" if excluded else "--exclude-flagged leaves them out of both schemes' summaries")
     return (f"\nshortcut-solvable (a control reaches ROC AUC {SHORTCUT_AUC}): {'; '.join(counts)}.\n"
             f"`genebench tasks --flagged [--folds family]` lists them; {action}.")
 
@@ -178,95 +180,165 @@ def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.fillna("\u2013").reset_index().rename_axis(columns=None)
 
 
+def category_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The category tables by section, each named by its fold scheme: "paper folds" (runs scored under paper
+    folds, with their family-fold scores beside) and "family folds only" (runs scored under family folds alone,
+    ranked only against each other); see `category_table`."""
+    schemes = by_scheme(results)
+    paper, family = schemes.get("paper"), schemes.get("family")
+    sections = {}
+    if paper is not None:
+        beside = None if family is None else family[family["label"].isin(set(paper["label"]))]
+        sections["paper folds"] = _section(paper, beside if beside is not None and len(beside) else None)
+    if family is not None:
+        alone = family if paper is None else family[~family["label"].isin(set(paper["label"]))]
+        if len(alone):
+            sections["family folds only"] = _section(alone, None)
+    return sections
+
+
 def category_table(results: pd.DataFrame) -> pd.DataFrame:
     """Models × (categories, task types): mean ± std over task AUCs, the paper's table, with each model's mean lift
-    over the best control; with family-fold results beside, also the family-fold AUC and lift, added over names and
-    understanding (added over names on tasks whose name control is below `SHORTCUT_AUC`), each with its 95% interval.
+    over the best control and, with family-fold results beside, the family-fold AUC and lift, added over names and
+    understanding (`understanding_rows`), each with its 95% interval. Every score column names its fold scheme.
 
     Means follow `genebench.results.summarised_rows` (one vote per multi-label parent, incomplete tasks out). The
-    category and type columns, rank, task count and coverage are the paper folds' (the family folds' when there are
-    no paper-fold results). Each model's rank (complete runs of one data revision only), task count, mean coverage
-    and, for an unranked run, why: ranked runs come first, by rank.
+    first section of `category_tables`: the runs scored under paper folds, else those under family folds. Each
+    model's rank (complete runs of one data revision only), task count per scheme, mean coverage and, for an
+    unranked run, why: ranked runs come first, by rank.
     """
-    schemes = by_scheme(results)
-    primary = schemes.get("paper", next(iter(schemes.values()), results))
-    scored = main_scores(primary)
+    return next(iter(category_tables(results).values()))
+
+
+def _section(own: pd.DataFrame, family: pd.DataFrame | None) -> pd.DataFrame:
+    """`category_table` over the runs of `own` (one fold scheme), with `family`'s scores beside when given."""
+    scheme = str(own["folds"].iat[0]) if "folds" in own else "paper"
+    scored = main_scores(own)
     summary = summary_table(scored.assign(model=scored["label"]))
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
     order = [c for c in (*CATEGORIES, *sorted(set(summary["group"]) - set(CATEGORIES))) if c in table.columns]
     overall = vote_means(summarised_rows(scored), ["label"], ("mean", "lift")).set_index("label")
-    ranking = [s for s in run_standings(primary) if s.run in table.index]
+    ranking = [s for s in run_standings(own) if s.run in table.index]
     table = table.loc[[s.run for s in ranking], order]
     runs = [s.run for s in ranking]
-    columns = {"rank": [s.rank if s.rank else "–" for s in ranking],
-               "all tasks": [score_cell(overall.at[r, "mean"], overall.at[r, "mean_std"],
-                                        int(overall.at[r, "n_votes"])) if r in overall.index else "–" for r in runs],
-               "lift": [format_lift(overall.at[r, "lift"]) if r in overall.index else "–" for r in runs]}
-    if "family" in schemes and "paper" in schemes:
-        columns |= scheme_columns(schemes["family"], runs, prefix="family ")
-    elif "family" in schemes:
-        columns |= {k: v for k, v in scheme_columns(schemes["family"], runs).items() if k.startswith(("added", "und"))}
-    columns |= {"n tasks": [s.tasks_label for s in ranking], "coverage": [f"{s.coverage:.1%}" for s in ranking],
-                "note": [s.note for s in ranking]}
+    folds = f"({scheme} folds)"
+    columns = {f"rank {folds}": [s.rank if s.rank else "–" for s in ranking],
+               f"AUC {folds}": [score_cell(overall.at[r, "mean"], overall.at[r, "mean_std"],
+                                           int(overall.at[r, "n_votes"])) if r in overall.index else "–" for r in runs],
+               f"lift {folds}": [format_lift(overall.at[r, "lift"]) if r in overall.index else "–" for r in runs],
+               f"tasks {folds}": [s.tasks_label for s in ranking]}
+    if family is not None:
+        columns |= scheme_columns(family, runs)
+    elif scheme == "family":
+        extra = scheme_columns(own, runs)
+        columns |= {k: v for k, v in extra.items() if k.startswith(("added", "understanding"))}
+        columns[f"tasks {folds}"] = [f"{label} ({n})" for label, n in
+                                     zip(columns[f"tasks {folds}"], extra["tasks (family folds)"])]
+    columns |= {"coverage": [f"{s.coverage:.1%}" for s in ranking], "note": [s.note for s in ranking]}
     for i, (name, values) in enumerate(columns.items()):
         table.insert(i, name, values)
     return table.fillna("–").reset_index().rename_axis(columns=None)
 
 
-def scheme_columns(rows: pd.DataFrame, runs: Sequence[str], *, prefix: str = "") -> dict[str, list[str]]:
-    """Per run (display name): the AUC and lift over `rows` ("<prefix>AUC", "<prefix>lift"), "added over names" and
-    "understanding", each a formatted cell ("–" where the run has no such score)."""
+def scheme_columns(rows: pd.DataFrame, runs: Sequence[str]) -> dict[str, list[str]]:
+    """Per run (display name), over the family-fold `rows`: "AUC (family folds)", "lift (family folds)", "added over
+    names (family folds)", "understanding (family folds)" and "tasks (family folds)" (with how many Understanding
+    averages), each a formatted cell ("–" where the run has no such score)."""
     scored = summarised_rows(_labelled(rows))
     overall = vote_means(scored, ["label"], ("mean", "lift")).set_index("label")
-    cells: dict[str, list[str]] = {f"{prefix}AUC": [], f"{prefix}lift": [], "added over names": [],
-                                   "understanding": []}
+    names = ("AUC", "lift", "added over names", "understanding", "tasks")
+    cells: dict[str, list[str]] = {f"{name} (family folds)": [] for name in names}
     for run in runs:
         mine = scored[scored["label"] == run]
         known = run in overall.index
-        cells[f"{prefix}AUC"].append(score_cell(overall.at[run, "mean"], overall.at[run, "mean_std"],
-                                                int(overall.at[run, "n_votes"])) if known else "–")
-        cells[f"{prefix}lift"].append(format_lift(overall.at[run, "lift"]) if known else "–")
-        cells["added over names"].append(format_added(*added_summary(mine)))
-        cells["understanding"].append(format_added(*added_summary(mine, names_below=SHORTCUT_AUC)))
+        kept = understanding_rows(mine)
+        cells["AUC (family folds)"].append(score_cell(overall.at[run, "mean"], overall.at[run, "mean_std"],
+                                                      int(overall.at[run, "n_votes"])) if known else "–")
+        cells["lift (family folds)"].append(format_lift(overall.at[run, "lift"]) if known else "–")
+        cells["added over names (family folds)"].append(format_added(*added_summary(mine)))
+        cells["understanding (family folds)"].append(format_added(*added_summary(kept)))
+        cells["tasks (family folds)"].append(
+            f"{mine['task'].nunique()} scored, {kept['task'].nunique()} in understanding" if known else "–")
     return cells
 
 
-def printed_tables(results: pd.DataFrame) -> list[pd.DataFrame]:
-    """The category table split for the screen (`MAX_LINE`): the overall scores, the family-fold scores when there
-    are any, the categories and the task types."""
-    table = category_table(results)
-    overall = ["model", "rank", "all tasks", "lift", "n tasks", "coverage", "note"]
-    family = [c for c in table.columns if c.startswith("family ") or c in ("added over names", "understanding")]
-    groups = [c for c in table.columns if c not in overall + family]
-    categories = [c for c in groups if c in CATEGORIES]
-    types = [c for c in groups if c not in CATEGORIES and c != "model"]
-    return [table[columns] for columns in (overall, ["model", *family], ["model", *categories], ["model", *types])
-            if len(columns) > 1]
+def understanding_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The family-fold rows Understanding averages: tasks scored with added over names on which no control (name,
+    identity or random vectors) reaches `SHORTCUT_AUC` under family folds; `understanding_left_out` says why the
+    others are out."""
+    return rows[rows["added"].notna() & ~rows["is_flagged"].astype(bool)]
+
+
+def understanding_left_out(rows: pd.DataFrame) -> list[list[str]]:
+    """[task, why] for each task of the family-fold `rows` (a results table) that Understanding leaves out: a control
+    solves it under family folds, or family folds cannot score it."""
+    if rows.empty:
+        return []
+    out = {}
+    for row in rows.drop_duplicates("task").itertuples():
+        if row.skipped is not None and row.skipped == row.skipped:
+            out[row.task] = f"not scorable under family folds: {str(row.skipped).split(';')[0]}"
+        elif row.is_flagged:
+            control, score = str(row.best_control).split(" ")
+            out[row.task] = f"{control} control {score} \u2265 {SHORTCUT_AUC} under family folds"
+    return [[task, why] for task, why in sorted(out.items())]
+
+
+def understanding_note(results: pd.DataFrame) -> str:
+    """Lines naming the tasks understanding (family folds) leaves out and why (`understanding_left_out`), the first
+    5; "" without family-fold results or when it leaves none out."""
+    family = results[results["folds"] == "family"] if "folds" in results else results.iloc[:0]
+    out = understanding_left_out(family)
+    if not out:
+        return ""
+    lines = [f"\nunderstanding (family folds) leaves out {counted(len(out), 'task')}"
+             f"{', the first 5' if len(out) > 5 else ''}:"]
+    return "\n".join([*lines, *(fit_line(f"  {task}: {why}") for task, why in out[:5])])
+
+
+def printed_tables(results: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The category tables split for the screen (`MAX_LINE`), each with its title naming its fold scheme: per
+    section of `category_tables`, the overall scores, the family-fold scores when there are any, the categories and
+    the task types."""
+    printed = []
+    for section, table in category_tables(results).items():
+        scheme = "family" if section.startswith("family") else "paper"
+        overall = ["model", *(c for c in table.columns if c.endswith(f"({scheme} folds)") and
+                              not c.startswith(("added", "understanding"))), "coverage", "note"]
+        family = [c for c in table.columns if c.endswith("(family folds)") and c not in overall]
+        groups = [c for c in table.columns if c not in overall + family and c != "model"]
+        categories = [c for c in groups if c in CATEGORIES]
+        types = [c for c in groups if c not in CATEGORIES]
+        beside = "family folds beside" if scheme == "paper" else "added over names and understanding"
+        for title, columns in ((f"{section}: overall", overall), (f"{section}: {beside}", family),
+                               (f"{section}: AUC ({scheme} folds) by category", categories),
+                               (f"{section}: AUC ({scheme} folds) by task type", types)):
+            if columns and columns != ["model"]:
+                printed.append((title, table[list(dict.fromkeys(["model", *columns]))]))
+    return printed
 
 
 def paper_table(results: pd.DataFrame) -> pd.DataFrame:
-    """What `run` prints, the paper's table: per category and per task type, the mean ± std AUC and lift, and with
-    family-fold results the family-fold AUC and lift and added over names with its 95% interval, and coverage."""
-    schemes = by_scheme(results)
+    """What `run` prints, the paper's table: per category and per task type, for each fold scheme (columns named
+    "paper …" and "family …") the number of tasks averaged, the mean ± std AUC and the lift; under family folds also
+    added over names with its 95% interval; then the coverage."""
     blocks = []
-    for scheme, rows in schemes.items():
+    for scheme, rows in by_scheme(results).items():
         summary = summary_table(rows)
-        prefix = "" if scheme == "paper" or len(schemes) == 1 else f"{scheme} "
         block = summary.set_index(["by", "group"])
-        cells = {f"{prefix}AUC{'' if prefix else ' (mean ± std)'}": block["cell"],
-                 f"{prefix}lift": block["lift"].map(format_lift)}
+        cells = {f"{scheme} tasks": block["n_tasks"], f"{scheme} AUC": block["cell"],
+                 f"{scheme} lift": block["lift"].map(format_lift)}
         if scheme == "family":
             scored = summarised_rows(rows)
-            cells["added over names"] = pd.Series(
+            cells["added over names (family)"] = pd.Series(
                 [format_added(*added_summary(scored[scored[by] == group])) for by, group in block.index],
                 index=block.index)
-        blocks.append(pd.DataFrame({"n_tasks": block["n_tasks"], **cells,
-                                    "coverage": block["coverage"].map("{:.1%}".format)}))
+        blocks.append(pd.DataFrame({**cells, "coverage": block["coverage"].map("{:.1%}".format)}))
     if not blocks:  # nothing left to summarise (e.g. --exclude-flagged with every task flagged)
-        return pd.DataFrame(columns=["by", "group", "n_tasks", "AUC (mean ± std)", "lift", "coverage"])
+        return pd.DataFrame(columns=["by", "group", "paper tasks", "paper AUC", "paper lift", "coverage"])
     table = blocks[0]
     for block in blocks[1:]:
-        table = table.join(block.drop(columns=["n_tasks", "coverage"]), how="outer")
+        table = table.join(block.drop(columns=["coverage"]), how="outer")
     table = table[[c for c in table.columns if c != "coverage"] + ["coverage"]]
     return table.fillna("\u2013").reset_index()
 
@@ -314,17 +386,18 @@ def plain_text(draw: Callable[..., T]) -> Callable[..., T]:
 def plot_heatmap(results: pd.DataFrame, path: Path) -> list[Path]:
     """A models × categories heatmap of mean AUC (PNG and SVG), ranked runs first, and the best control's mean over
     the first model's tasks as a last, hatched row; paper folds when the results hold both schemes."""
-    rows = next(iter(by_scheme(results).values()), results)
+    scheme, rows = next(iter(by_scheme(results).items()), ("paper", results))
     means, _, counts = category_means(rows)
     standing = run_standings(rows)
     order = [s.run for s in standing if s.run in means.index]
     controls = category_means(rows[rows["label"] == order[0]], "best_control_score")[0] if order else None
-    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(standing, order), controls=controls)
+    figure = category_heatmap(means.loc[order], counts.loc[order], _model_labels(standing, order), controls=controls,
+                              scheme=scheme)
     return save_figure(figure, path)
 
 
 def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence[str],
-                     controls: pd.DataFrame | None = None):
+                     controls: pd.DataFrame | None = None, *, scheme: str = "paper"):
     """The one models × categories figure: mean ROC AUC per cell, annotated with its value and task count.
 
     Args:
@@ -333,6 +406,7 @@ def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence
         labels: one row label per model.
         controls: one row, categories as `means`: the best control's mean over the same tasks, drawn last and
             hatched (default: none).
+        scheme: the fold scheme the scores come from, named in the title.
 
     Returns:
         A matplotlib `Figure` (no pyplot state), for `save_figure`.
@@ -361,7 +435,7 @@ def category_heatmap(means: pd.DataFrame, counts: pd.DataFrame, labels: Sequence
                       bbox={"facecolor": "black" if value < 0.8 else "white", "alpha": 0.6, "lw": 0}
                       if controls is not None and row == len(values) - 1 else None)
     figure.colorbar(image, ax=axes).set_label("mean ROC AUC over the category's tasks", fontsize=11)
-    axes.set_title("Mean ROC AUC by category (n: tasks per cell)", fontsize=12)
+    axes.set_title(f"Mean ROC AUC by category, {scheme} folds (n: tasks per cell)", fontsize=12)
     return figure
 
 
@@ -494,12 +568,14 @@ def write_report(results: pd.DataFrame, out: str | Path, *, exclude_flagged: boo
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summarised = drop_flagged(results) if exclude_flagged else results
-    tables = {"categories": category_table(summarised), "tasks": per_task_table(results)}
+    sections = {f"categories, {section}": table for section, table in category_tables(summarised).items()}
+    tables = {**sections, "tasks": per_task_table(results)}
     written = []
     for name, table in tables.items():
+        stem = "categories" if name == next(iter(tables)) else name.replace(", ", "_").replace(" ", "_")
         markdown = markdown_table(table)
         for suffix, text in ((".md", markdown), (".csv", table.to_csv(index=False))):
-            written.append(write_atomic(out / f"{name}{suffix}", text))
+            written.append(write_atomic(out / f"{stem}{suffix}", text))
     written.append(write_atomic(out / "report.html", _html(tables)))
     written += plot_heatmap(summarised, out / "heatmap")
     written += plot_categories(summarised, out / "categories")
@@ -541,10 +617,12 @@ class Comparison:
             *(f"{name}: {s.tasks_label} tasks, coverage {s.coverage:.1%}" + (f" ({s.note})" if s.note else "")
               for name, s in zip("AB", self.standings)),
             f"A = {self.a}, B = {self.b}: {self.n_tasks} shared tasks ({self.folds} folds)",
-            f"mean AUC difference (A - B): {self.mean_difference:+.4f}  95% bootstrap CI [{self.ci_low:+.4f}, "
+            f"mean AUC difference ({self.folds} folds, A - B, one vote per multi-label parent): "
+            f"{self.mean_difference:+.4f}  95% bootstrap CI [{self.ci_low:+.4f}, "
             f"{self.ci_high:+.4f}]",
             f"A wins {self.wins}, ties {self.ties} (|diff| < {TIE}), loses {self.losses}",
-            f"mean lift over the best control: A {format_lift(self.mean_lift_a)}, B {format_lift(self.mean_lift_b)}",
+            f"mean lift over the best control ({self.folds} folds): A {format_lift(self.mean_lift_a)}, "
+            f"B {format_lift(self.mean_lift_b)}",
             *self.family,
             "", "tasks where they differ most:", self.largest.to_markdown(index=False, floatfmt=".3f"),
         ]
@@ -573,7 +651,8 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
 
     The AUC comparison is on the paper folds when `results` hold both schemes; with family-fold results, the
     comparison adds each model's family-fold AUC and added over names, and their paired difference (`family_lines`).
-    The AUC difference's confidence interval is a percentile bootstrap over tasks with `np.random.default_rng(seed)`.
+    Means are over votes (a multi-label parent and its derived labels count once, as in every summary); the AUC
+    difference's confidence interval is a percentile bootstrap over votes with `np.random.default_rng(seed)`.
     """
     if a == b:
         raise ResultsError(f"expected two different models, found '{a}' as both --a and --b; name another "
@@ -590,16 +669,22 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
         raise ResultsError(f"models '{a}' and '{b}' share no scored task; run both on the same tasks.")
     lifts = scored.pivot_table(index="task", columns="label", values="lift", aggfunc="first", dropna=False)
     lifts = lifts.reindex(index=wide.index, columns=[a, b])
+    shared = summarised_rows(scored[scored["task"].isin(wide.index) & scored["label"].isin([a, b])])
+    mean_lift = vote_means(shared, ["label"], ("lift",)).set_index("label")["lift"]
     diff = (wide[a] - wide[b]).to_numpy(dtype=np.float64)
-    check_boot_memory(n_boot, len(diff))
+    parent = scored.drop_duplicates("task").set_index("task")["parent"].reindex(wide.index)
+    votes = pd.Series(diff, index=wide.index).groupby(parent.where(parent.notna(), wide.index).to_numpy()).mean()
+    per_vote = votes.to_numpy(dtype=np.float64)  # one vote per multi-label parent, as every summary
+    check_boot_memory(n_boot, len(per_vote))
     rng = np.random.default_rng(seed)
-    boots = np.concatenate([diff[rng.integers(0, len(diff), size=(size, len(diff)))].mean(axis=1)
+    boots = np.concatenate([per_vote[rng.integers(0, len(per_vote), size=(size, len(per_vote)))].mean(axis=1)
                             for size in (min(_BOOT_BLOCK, n_boot - start) for start in range(0, n_boot, _BOOT_BLOCK))])
     largest = wide.set_axis(["A", "B"], axis=1).assign(**{"lift A": lifts[a], "lift B": lifts[b], "A - B": diff})
     largest = largest.iloc[np.argsort(-np.abs(diff), kind="stable")].head(top)
     return Comparison(
-        a=a, b=b, n_tasks=len(diff), mean_lift_a=float(lifts[a].mean()), mean_lift_b=float(lifts[b].mean()),
-        mean_difference=float(diff.mean()),
+        a=a, b=b, n_tasks=len(diff), mean_lift_a=float(mean_lift.get(a, np.nan)),
+        mean_lift_b=float(mean_lift.get(b, np.nan)),
+        mean_difference=float(per_vote.mean()),
         ci_low=float(np.quantile(boots, 0.025)), ci_high=float(np.quantile(boots, 0.975)),
         wins=int((diff >= TIE).sum()), ties=int((np.abs(diff) < TIE).sum()), losses=int((diff <= -TIE).sum()),
         largest=largest.reset_index(),
@@ -622,7 +707,7 @@ def family_lines(rows: pd.DataFrame, a: str, b: str) -> list[str]:
         overall = vote_means(mine[name].reset_index(), ["label"], ("mean", "lift")).iloc[0]
         lines.append(f"  {letter}: AUC {overall['mean']:.3f}, lift {format_lift(overall['lift'])}, added over names "
                      f"{format_added(*added_summary(mine[name]))}, understanding "
-                     f"{format_added(*added_summary(mine[name], names_below=SHORTCUT_AUC))}")
+                     f"{format_added(*added_summary(understanding_rows(mine[name])))}")
     both = mine[a]["added"].notna() & mine[b]["added"].notna()
     if both.any():
         first, second = mine[a][both], mine[b][both]

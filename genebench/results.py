@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from genebench.added import AddedOverNames, mean_with_ci
 from genebench.atomic import write_atomic
 from genebench.comparability import revision_id, revision_task_count
+from genebench.controls.added import AddedOverNames, mean_with_ci
+from genebench.controls.lift import lift
 from genebench.errors import ResultsError
 from genebench.metrics import score_problem
 from genebench.model_info import ModelInfo
@@ -46,6 +47,12 @@ SCORE_TOLERANCE = 1e-9
 """How far a stored mean or std may be from the one recomputed from its folds."""
 LIFT_TOLERANCE = 1e-6
 """How far a stored lift may be from the main score minus the best control (lifts are stored to 6 decimals)."""
+
+ADDED_TOLERANCE = 2e-6
+"""How far added over names' value may be from combined minus names (each is stored to 6 decimals)."""
+DRAW_TOLERANCE = 1e-4
+"""How far added over names' interval may be from its draws' 2.5% and 97.5% quantiles (draws are stored to 4
+decimals, the interval to 6)."""
 
 COVERED_CONTROLS = "controls_on_covered_rows"
 """The `diagnostics` key of the controls rescored on a partly covered result's rows (see `TaskResult.controls`)."""
@@ -82,7 +89,7 @@ class TaskResult(BaseModel):
     )
     added_over_names: AddedOverNames | None = Field(
         default=None, description="Family folds: what the model adds to the name control's held-out predictions "
-        "(`genebench.added`); None under paper folds, or when the task was skipped."
+        "(`genebench.controls.added`); None under paper folds, or when the task was skipped."
     )
     timing: dict[str, float] = Field(default_factory=dict)
     date: str
@@ -129,15 +136,20 @@ class TaskResult(BaseModel):
         return str(self.probe.get("folds", "paper"))
 
     @property
+    def identity(self) -> RunIdentity:
+        """The identity of the run it came from. Results of two identities are never summarised together."""
+        return RunIdentity(model=self.model.id, revision=self.model.revision, vectors=self.model.cache_key,
+                           probe=dict(self.probe), data=revision_id(self.dataset_revision))
+
+    @property
     def run_identity(self) -> dict[str, Any]:
-        """What makes results one run (`genebench.run_identity.RunIdentity`), as a dict. Results of two identities
-        are never summarised together."""
-        return RunIdentity.of_result(self).as_dict()
+        """`identity` as a dict."""
+        return self.identity.as_dict()
 
     @property
     def run_id(self) -> str:
-        """A short hash of `run_identity`."""
-        return RunIdentity.of_result(self).run_id
+        """A short hash of `identity`."""
+        return self.identity.run_id
 
 
 def recorded_convergence(diagnostics: dict[str, Any]) -> bool:
@@ -155,7 +167,7 @@ def result_problem(result: TaskResult) -> str | None:
     ddof=0, within `SCORE_TOLERANCE`); the main score present on a scored task; the coverage counts consistent and
     its fraction in [0, 1] (NaN refused); `converged` as the diagnostics record it; the lift equal to the main score
     minus the best of `controls` (None only without either, or while the controls of a task covered in part wait to
-    be rescored).
+    be rescored); added over names as `added_problem` checks it.
     """
     for metric, score in result.scores.items():
         if problem := score_problem(metric, score.folds, score.mean, score.std):
@@ -176,14 +188,58 @@ def result_problem(result: TaskResult) -> str | None:
         return (f"converged {result.converged} disagrees with diagnostics.n_not_converged "
                 f"{result.diagnostics.get('n_not_converged', 0)!r}; results must not be edited by hand, rerun "
                 "`genebench run`")
-    best = result.best_control
-    lift = None if best is None or result.skipped is not None else result.scores[result.main_score].mean - best[1]
-    if result.lift is None and (lift is None or result.is_lift_pending):
+    if result.added_over_names is not None and (problem := added_problem(result.added_over_names)):
+        return f"added_over_names: {problem}; results must not be edited by hand, rerun `genebench run`"
+    expected = None if result.skipped is not None else lift(result.scores[result.main_score].mean, result.controls)
+    if result.lift is None and (expected is None or result.is_lift_pending):
         return None
-    if lift is None or result.lift is None or not abs(result.lift - lift) <= LIFT_TOLERANCE:
+    if expected is None or result.lift is None or not abs(result.lift - expected) <= LIFT_TOLERANCE:
         return (f"lift {result.lift!r} does not match the main score minus the best control in task.controls "
-                f"(diagnostics.controls_on_covered_rows on a partly covered task) ({lift!r}); results must not be "
+                f"(diagnostics.controls_on_covered_rows on a partly covered task) ({expected!r}); results must not be "
                 "edited by hand, rerun `genebench run`")
+    return None
+
+
+def added_problem(added: AddedOverNames) -> str | None:
+    """Why an added-over-names record's numbers disagree with each other, or None.
+
+    A record without a value says why (`skipped`) and holds no numbers. One with a value holds finite numbers: the
+    value inside its interval, both in [-1, 1]; `names` and `combined` AUCs in [0, 1] with `combined - names` the
+    value (within `ADDED_TOLERANCE`); `n_boot` draws in [-1, 1] whose 2.5% and 97.5% quantiles are the interval
+    (within `DRAW_TOLERANCE`).
+
+    Examples:
+        >>> added_problem(AddedOverNames(value=0.5, low=-0.001, high=0.001, names=0.5, combined=1.0, draws=[0.0]))
+        'value 0.5 lies outside its interval [-0.001, 0.001]'
+    """
+    numbers = {"value": added.value, "low": added.low, "high": added.high, "names": added.names,
+               "combined": added.combined}
+    if added.value is None:
+        if not added.skipped:
+            return "value is null with no reason; expected `skipped` to say why"
+        if held := sorted(name for name, number in numbers.items() if number is not None) + \
+                (["draws"] if added.draws else []):
+            return f"value is null (skipped) but {held} are set; expected none"
+        return None
+    if added.skipped is not None:
+        return f"value {added.value!r} is set but the record is marked skipped ({added.skipped!r})"
+    if missing := [name for name, number in numbers.items() if number is None or not np.isfinite(number)]:
+        return f"value {added.value!r} is set, expected finite {missing} beside it"
+    if not -1 <= added.low <= added.high <= 1:
+        return f"interval [{added.low!r}, {added.high!r}]: expected -1 <= low <= high <= 1"
+    if not added.low <= added.value <= added.high:
+        return f"value {added.value!r} lies outside its interval [{added.low!r}, {added.high!r}]"
+    if not (0 <= added.names <= 1 and 0 <= added.combined <= 1) or \
+            abs(added.combined - added.names - added.value) > ADDED_TOLERANCE:
+        return (f"names {added.names!r} and combined {added.combined!r}: expected two AUCs in [0, 1] with combined "
+                f"minus names the value {added.value!r}")
+    draws = np.asarray(added.draws, dtype=np.float64)
+    if len(draws) != added.n_boot or added.n_boot < 1 or not np.isfinite(draws).all() or np.abs(draws).max() > 1:
+        return f"expected n_boot ({added.n_boot}) finite draws in [-1, 1], found {len(draws)}"
+    low, high = np.quantile(draws, [0.025, 0.975])
+    if abs(low - added.low) > DRAW_TOLERANCE or abs(high - added.high) > DRAW_TOLERANCE:
+        return (f"interval [{added.low!r}, {added.high!r}] is not its draws' 2.5% and 97.5% quantiles "
+                f"[{float(low):.6g}, {float(high):.6g}]")
     return None
 
 
@@ -348,16 +404,41 @@ def result_files(root: Path) -> list[Path]:
             and not any(site in path.parents for site in sites)]
 
 
+SCHEME_DIR = re.compile(r"folds-([a-z]+)")
+"""A fold scheme's sub-folder of a run's folder (`genebench.run_folder.FOLDS_DIR`)."""
+
+
+def placed_scheme(path: Path, root: Path) -> str | None:
+    """The fold scheme the folder of a result at `path` under `root` is for: that of the nearest `folds-<scheme>`
+    folder above it (`root` itself included), None when there is none (the paper's folder, or a copy)."""
+    for part in reversed([root.name, *path.relative_to(root).parts[:-1]]):
+        if match := SCHEME_DIR.fullmatch(part):
+            return match.group(1)
+    return None
+
+
 def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path], root: Path) -> None:
     """Refuse results of one model and revision that come from two runs (other probe settings, adapter settings
-    or data revision): no summary may mix them.
+    or data revision), one task's result found twice, and a result in a `folds-<scheme>` folder that claims another
+    scheme: no summary may mix them.
 
     Raises:
         ResultsError: naming what differs, two files that differ and what to do.
     """
     first: dict[tuple[str, str, str], tuple[TaskResult, Path]] = {}
+    seen: dict[tuple[str, str, str, str], Path] = {}
     for result, path in zip(results, paths):
+        where = path.relative_to(root).as_posix()
+        if (placed := placed_scheme(path, root)) not in (None, result.folds):
+            raise ResultsError(f"result file '{path}': expected {placed} folds in its folder, found probe.folds "
+                               f"{result.folds!r}; results must not be edited by hand, rerun `genebench run`.")
         key = (result.model.id, result.model.revision, result.folds)  # the two fold schemes are two runs by design
+        if (*key, result.task.name) in seen:
+            raise ResultsError(
+                f"results folder '{root}': model '{key[0]}' ({key[1]}) has two results for task "
+                f"'{result.task.name}' under {key[2]} folds ('{seen[(*key, result.task.name)].as_posix()}' and "
+                f"'{where}'); keep one (a copy of a run belongs in its own folder).")
+        seen[(*key, result.task.name)] = path.relative_to(root)
         if key not in first:
             first[key] = (result, path)
         elif first[key][0].run_id != result.run_id:
@@ -365,24 +446,30 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
             raise ResultsError(
                 f"results folder '{root}': model '{key[0]}' ({key[1]}) has results of two runs "
                 f"({identity_difference(result.run_identity, other.run_identity)}), e.g. "
-                f"'{path.relative_to(root).as_posix()}' and '{other_path.relative_to(root).as_posix()}'; a summary "
+                f"'{where}' and '{other_path.relative_to(root).as_posix()}'; a summary "
                 "would mix them. Keep each run in its own folder (move one run's files out), or rerun the whole "
                 "selection with --overwrite always."
             )
 
 
 def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate the tables of `folders`, keeping one row per (model, revision, task, metric) and noting each run
-    found twice."""
+    """Concatenate the tables of `folders`, keeping one row per (model, revision, folds, task, metric) and noting
+    each run found twice; a model run on two data revisions is refused, as within one folder."""
     table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
+    revisions = table.groupby(["model", "revision", "folds"])["data_revision"].unique()
+    if (two := revisions[revisions.map(len) > 1]).any():
+        (model, revision, folds), found = two.index[0], sorted(two.iloc[0])
+        where = sorted(set(table.loc[(table["model"] == model) & (table["revision"] == revision), "folder"]))
+        raise ResultsError(f"model '{model}' ({revision}) has {folds}-fold results of two runs (data revision "
+                           f"{found[0]} vs {found[1]}) in {where}; a summary would mix them, pass one run.")
     repeated = table[table.duplicated(_KEY, keep=False)]
     if repeated.empty:
         return table.drop(columns="folder")
     values = repeated.groupby(_KEY, dropna=False)["mean"].nunique(dropna=False)
     if (values > 1).any():
-        model, revision, task, _ = values[values > 1].index[0]
-        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' in "
-                           f"{sorted(set(repeated['folder']))}; pass each run once.")
+        model, revision, folds, task, _ = values[values > 1].index[0]
+        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' under {folds} "
+                           f"folds in {sorted(set(repeated['folder']))}; pass each run once.")
     for (model, revision), copies in repeated.groupby(["model", "revision"]):
         logger.warning("model '%s' (%s) was given more than once (%s); its results are counted once.", model,
                        revision, ", ".join(sorted(set(copies["folder"]))))
@@ -452,16 +539,18 @@ def score_cell(mean: float, std: float, n: int = 2) -> str:
 
 
 def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`).
+    """`results` without the tasks a control solves (`is_flagged`: shortcut-solvable, see `genebench.controls`)
+    under either fold scheme: one rule for both schemes, so the paper-fold and family-fold means of a row average
+    the same tasks.
 
     Each data revision's task count (`data_tasks`) drops by its flagged tasks too, so a run that held every task
     still counts as complete.
     """
-    flagged = results["is_flagged"].astype(bool)
-    keys = ["data_revision", "folds"] if "folds" in results else ["data_revision"]  # a flag follows the scheme
-    per_revision = results[flagged].groupby(keys)["task"].nunique().astype(np.float64).rename("n_flagged")
-    kept = results[~flagged]
-    dropped = kept.join(per_revision, on=keys)["n_flagged"].astype(np.float64).fillna(0.0)
+    flagged = results.loc[results["is_flagged"].astype(bool), ["data_revision", "task"]].drop_duplicates()
+    out = pd.MultiIndex.from_frame(results[["data_revision", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
+    per_revision = flagged.groupby("data_revision")["task"].nunique().astype(np.float64).rename("n_flagged")
+    kept = results[~out]
+    dropped = kept.join(per_revision, on="data_revision")["n_flagged"].astype(np.float64).fillna(0.0)
     return kept.assign(data_tasks=kept["data_tasks"].astype(np.float64) - dropped)
 
 
@@ -519,7 +608,7 @@ def vote_means(rows: pd.DataFrame, keys: list[str], values: tuple[str, ...] = ("
 
 def added_summary(rows: pd.DataFrame, *, names_below: float | None = None) -> tuple[float, float, float]:
     """Mean added over names over `rows` (from `summarised_rows`: one vote per parent) and its 95% bootstrap interval
-    (`genebench.added.mean_with_ci`); with `names_below`, only tasks whose name control scores below it (the
+    (`genebench.controls.added.mean_with_ci`); with `names_below`, only tasks whose name control scores below it (the
     leaderboard's "understanding" takes `SHORTCUT_AUC`). NaNs when no task has the score."""
     rows = rows[rows["added"].notna()]
     if names_below is not None:

@@ -110,7 +110,7 @@ class RunFolder:
                 raise ResultsError(f"output folder '{self.out}': '{path.relative_to(self.out).as_posix()}' is not a "
                                    f"genebench result ({reason}); move it out of the folder, it would break every "
                                    "report of it.") from exc
-            theirs = RunIdentity.of_result(result)
+            theirs = result.identity
             other_scheme = result.probe.get("folds", "paper") != self.identity.probe.get("folds", "paper")
             if result.model.id == self.identity.model and theirs != self.identity and not other_scheme:
                 stale.append((path, theirs))
@@ -128,7 +128,7 @@ class RunFolder:
         except ResultsError as exc:
             logger.warning("%s; recomputing it", exc)
             return None
-        if (RunIdentity.of_result(existing) != self.identity or existing.dataset_revision != dataset_revision
+        if (existing.identity != self.identity or existing.dataset_revision != dataset_revision
                 or existing.config != config):
             logger.info("result '%s' was made from other vectors, probe settings, data or run config; recomputing it",
                         path)

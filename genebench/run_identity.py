@@ -1,7 +1,8 @@
 """What makes results one run: the model, its revision, the vectors, the probe settings and the data revision.
 
 A run builds its `RunIdentity` once, from its model record before anything is encoded; a result file carries the
-same record (`RunIdentity.of_result`). Results of two identities are never kept, resumed or summarised together.
+same record (`genebench.results.TaskResult.identity`). Results of two identities are never kept, resumed or
+summarised together.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from genebench.comparability import revision_id
 
 if TYPE_CHECKING:
     from genebench.model_info import ModelInfo
-    from genebench.results import TaskResult
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,6 @@ class RunIdentity:
         probe settings and data."""
         return cls(model=model.id, revision=model.revision, vectors=model.cache_key, probe=dict(probe),
                    data=revision_id(dataset_revision))
-
-    @classmethod
-    def of_result(cls, result: TaskResult) -> RunIdentity:
-        """The identity of the run a result came from."""
-        return cls(model=result.model.id, revision=result.model.revision, vectors=result.model.cache_key,
-                   probe=dict(result.probe), data=revision_id(result.dataset_revision))
 
     def as_dict(self) -> dict[str, Any]:
         """A plain dict of the fields (what `TaskResult.run_identity` gives)."""

@@ -159,7 +159,7 @@ class CachedEncoder:
             todo = self.encoder.encoding_order(todo)
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
-        with progress(len(todo), f"encoding with {self.meta.id}", "gene") as overall:  # closed on errors too
+        with progress(len(todo), f"encoding with {self.meta.id}", "gene", enabled=bool(todo)) as overall:
             for settled_now, part in self._encode_chunks(todo):
                 overall.update(len(settled_now))
                 rows.update(zip(part.symbols, part.vectors))

@@ -1,4 +1,4 @@
-"""Added over names (`genebench.added`): the stacked AUC, its cross-fitting and its gene bootstrap."""
+"""Added over names (`genebench.controls.added`): the stacked AUC, its cross-fitting and its gene bootstrap."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.metrics import roc_auc_score
 
-from genebench.added import (
+from genebench.controls.added import (
     _TABLES,
     _stacked,
     added_over_names,

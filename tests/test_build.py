@@ -1,17 +1,23 @@
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from genebench import list_tasks, load_task
 from genebench.build import build_data
-from genebench.data import BenchmarkData
+from genebench.builders import FAMILIES as ALL_FAMILIES
+from genebench.builders import get_builder_class
+from genebench.card import PAPER_SIZES, size_comparison, unexplained_gaps
+from genebench.data import BenchmarkData, open_data
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
+from genebench.published import task_map
 
 FAMILIES = ["humantfs", "hgnc", "reactome", "gene2gene"]
 
@@ -117,3 +123,37 @@ def test_missing_source_and_unknown_family(tmp_path, fixtures):
 def test_not_a_data_folder(tmp_path):
     with pytest.raises(MissingSourceError, match="no genebench.json"):
         BenchmarkData(tmp_path)
+
+
+def test_card_sets_each_task_size_beside_the_papers(built):
+    card = (built / "README.md").read_text()
+    assert "## Task sizes against the paper" in card
+    sizes = {meta.name: meta.n_entities for meta in BenchmarkData(built).tasks()}
+    table = size_comparison(sizes)
+    # the excerpts are tiny, so the tasks the paper has are far below its sizes, with no reason recorded; the
+    # HGNC excerpt holds all 44 HLA class I and II genes
+    assert dict(zip(table["task"], table["reason"])) == {
+        "Gene2Gene": "unexplained", "HLA class I vs class II": "", "Pathways": "unexplained",
+        "TF vs non-TF": "unexplained"}
+    assert sizes["HLA class I vs class II"] == 44 and sizes["TF vs non-TF"] == 45
+    assert unexplained_gaps(sizes)[2] == "TF vs non-TF: 45 vs the paper's 2765 (-98.4%)"
+    assert re.search(r"\| TF vs non-TF +\| Tf vs non-tf +\| +2765 \| +45 \| -98.4% +\| unexplained +\|", card)
+
+
+def test_no_bundled_task_differs_from_the_papers_size_without_a_reason():
+    sizes = {meta.name: meta.n_entities for meta in open_data().tasks()}
+    assert unexplained_gaps(sizes) == []
+    table = size_comparison(sizes)
+    assert len(table) == 19  # every bundled task the paper also has
+    gaps = table[table["reason"] != ""]
+    assert list(gaps["task"]) == ["UniProt keyword Ligand", "UniProt keyword PTM"]
+
+
+def test_paper_sizes_name_the_tasks_the_published_results_do():
+    table = pd.read_csv(PAPER_SIZES, dtype=str, keep_default_na=False)
+    mapped = task_map().assign(key=lambda frame: frame["paper_task"].str.lower()).set_index("key")["task"]
+    both = table[table["paper_task"].str.lower().isin(mapped.index)]
+    assert len(both) == 42
+    assert (both["task"].to_numpy() == mapped.loc[both["paper_task"].str.lower()].fillna("").to_numpy()).all()
+    declared = {spec.name for family in ALL_FAMILIES for spec in get_builder_class(family).TASKS}
+    assert set(table["task"]) - {""} <= declared

@@ -6,22 +6,15 @@ import shutil
 import numpy as np
 import pytest
 
-from genebench.build import add_controls, build_data
+from genebench.build import build_data
 from genebench.cli import main
-from genebench.controls import (
-    RANDOM_DIM,
-    RANDOM_MAX_SE,
-    RANDOM_MAX_SEEDS,
-    RANDOM_SEEDS,
-    SeedScores,
-    covered_control_scores,
-    fit_controls,
-    held_out_values,
-    identity_scores,
-    random_seeds_left,
-    score_values,
-)
-from genebench.data import CONTROL_SCORES, BenchmarkData, encode_predictions, open_data
+from genebench.controls.build import add_controls
+from genebench.controls.covered import covered_control_scores, score_values
+from genebench.controls.features import identity_scores
+from genebench.controls.fit import SeedScores, fit_controls, held_out_values, random_seeds_left
+from genebench.controls.stored import CONTROL_SCORES, decode_predictions, encode_predictions
+from genebench.controls.table import RANDOM_DIM, RANDOM_MAX_SE, RANDOM_MAX_SEEDS, RANDOM_SEEDS
+from genebench.data import BenchmarkData, open_data
 from genebench.errors import GenebenchError, SourceFormatError
 from genebench.probe.settings import ProbeSettings
 from genebench.tasks.metadata import SHORTCUT_AUC
@@ -184,8 +177,7 @@ def test_stored_predictions_give_the_stored_score_and_any_subset_its_metric(name
 def test_a_block_float16_would_move_is_stored_as_float32():
     """Two clusters of logits far apart, ranked within each by a few thousandths: float16 (steps of 1/64 at 25) ties
     them, which moves a 132-gene task's AUC; smooth logits keep float16 (the snapshot's usual case)."""
-    from genebench.build import FLOAT16_TOLERANCE, _stored_block
-    from genebench.data import decode_predictions
+    from genebench.controls.build import FLOAT16_TOLERANCE, _stored_block
 
     task = open_data().load_task("bivalent vs non-methylated")
     rng = np.random.default_rng(0)
@@ -297,7 +289,6 @@ def test_random_control_cannot_rank_held_out_genes():
 def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp_path):
     import numpy as np
 
-    from genebench.controls import covered_control_scores
     from genebench.errors import SubmissionError
     from genebench.leaderboard.validate import check_scores
     from genebench.pipeline import run_probes

@@ -1,9 +1,11 @@
-"""The import graph of genebench, model_adapters and dataset_builders: no circles, and the rooms' arrows one way.
+"""The import graph of genebench, model_adapters and dataset_builders: no circles, the rooms' arrows one way, and
+the size budgets (pipeline.py's lines, every function's lines).
 
-Every import counts, lazy ones inside functions too; only those under `if TYPE_CHECKING:` (never run) do not.
-A module's layer is one above the highest module it imports. The rooms are ordered core (`genebench`) <
-adapters and builders (`model_adapters`, `dataset_builders`) < the command line (`genebench.cli`); an import from
-a lower room into a higher one runs back up. Run as a script, it prints the layers and every such import.
+Every import counts, lazy ones inside functions too, and for circles those under `if TYPE_CHECKING:` too (a typing
+import is still a dependency of the design); layers and rooms leave those out. A module's layer is one above the
+highest module it imports. The rooms are ordered core (`genebench`) < adapters and builders (`model_adapters`,
+`dataset_builders`) < the command line (`genebench.cli`); an import from a lower room into a higher one runs back
+up. Run as a script, it prints the layers, every such import and every function over the budget.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("genebench", "model_adapters", "dataset_builders")
-MAX_BACK_UP = 2
+MAX_BACK_UP = 1
+PIPELINE_LINES = 350
+"""The most lines `genebench/pipeline.py` may have."""
+FUNCTION_LINES = 80
+"""The most lines a function of the packages may have (its `def` to its last line, docstring included)."""
+OVER_BUDGET = {"genebench.pipeline.run_probes": 87}
+"""Functions still over `FUNCTION_LINES`, with their length when listed: each may only shrink, and leaves the list
+when it fits (a listed function that fits, or grew, fails the test)."""
 
 
 def modules() -> dict[str, Path]:
@@ -32,13 +41,14 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
 
 
-def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """The package modules `name` imports, wherever in the file (a `from X import Y` of a submodule counts as Y)."""
+def imports(name: str, path: Path, known: dict[str, Path], *, typing: bool = False) -> set[str]:
+    """The package modules `name` imports, wherever in the file (a `from X import Y` of a submodule counts as Y);
+    those under `if TYPE_CHECKING:` only with `typing`."""
     found: set[str] = set()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not typing:
             for child in node.orelse:
                 visit(child)
             return
@@ -64,9 +74,29 @@ def _owner(module: str, known: dict[str, Path]) -> str | None:
     return module or None
 
 
-def graph() -> dict[str, set[str]]:
+def graph(*, typing: bool = False) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (typing imports too with `typing`)."""
     known = modules()
-    return {name: imports(name, path, known) for name, path in known.items()}
+    return {name: imports(name, path, known, typing=typing) for name, path in known.items()}
+
+
+def long_functions() -> dict[str, int]:
+    """`module.function` (methods as `module.Class.method`) -> its lines, for every function over `FUNCTION_LINES`."""
+    found = {}
+    for name, path in modules().items():
+        def visit(node: ast.AST, prefix: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if (lines := child.end_lineno - child.lineno + 1) > FUNCTION_LINES:
+                        found[f"{prefix}.{child.name}"] = lines
+                    visit(child, f"{prefix}.{child.name}")
+                elif isinstance(child, ast.ClassDef):
+                    visit(child, f"{prefix}.{child.name}")
+                else:
+                    visit(child, prefix)
+
+        visit(ast.parse(path.read_text(encoding="utf-8")), name)
+    return found
 
 
 def circles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -138,12 +168,22 @@ def layers(edges: dict[str, set[str]]) -> dict[str, int]:
     return layer
 
 
-def test_no_module_imports_itself_through_others():
-    found = circles(graph())
+def test_no_module_imports_itself_through_others_typing_imports_counted():
+    found = circles(graph(typing=True))
     assert not found, f"{len(found)} import circles, e.g. {found[0]}"
 
 
-def test_at_most_two_imports_run_from_a_lower_room_back_up():
+def test_a_typing_import_counts_for_circles_only(tmp_path):
+    """The check reads `if TYPE_CHECKING:` blocks: a typing import is an edge of the circle graph, not the layers'."""
+    module = tmp_path / "mod.py"
+    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from genebench.results import X\n"
+                      "import genebench.errors\n")
+    known = modules()
+    assert imports("genebench.mod", module, known, typing=True) == {"genebench.results", "genebench.errors"}
+    assert imports("genebench.mod", module, known) == {"genebench.errors"}
+
+
+def test_at_most_one_import_runs_from_a_lower_room_back_up():
     found = back_up(graph())
     assert len(found) <= MAX_BACK_UP, f"{len(found)} imports run back up: {found}"
 
@@ -154,6 +194,20 @@ def test_the_graph_is_read_from_the_real_files():
         "genebench.probe" in target for target in edges["genebench.pipeline"])
     assert "genebench.errors" in edges["genebench.results"] or "genebench.errors" in {
         t for targets in edges.values() for t in targets}
+
+
+def test_pipeline_fits_its_line_budget():
+    lines = len((ROOT / "genebench" / "pipeline.py").read_text(encoding="utf-8").splitlines())
+    assert lines <= PIPELINE_LINES, f"genebench/pipeline.py has {lines} lines, its budget is {PIPELINE_LINES}"
+
+
+def test_no_function_over_its_line_budget_and_the_allow_list_only_shrinks():
+    found = long_functions()
+    new = {name: lines for name, lines in found.items() if name not in OVER_BUDGET}
+    assert not new, f"functions over {FUNCTION_LINES} lines: {new}; split them"
+    stale = {name: (found.get(name), lines) for name, lines in OVER_BUDGET.items() if found.get(name) != lines}
+    assert not stale, f"listed functions whose length changed (now, listed): {stale}; lower OVER_BUDGET (or drop " \
+        "the entry when it fits), never raise it"
 
 
 HEAVY = ("scipy.stats", "matplotlib", "datasets", "torch")
@@ -176,8 +230,11 @@ if __name__ == "__main__":
     for number in range(max(layer.values()) + 1):
         print(f"layer {number:2d}: " + " ".join(sorted(m for m, n in layer.items() if n == number)))
     print(f"\n{len(edges)} modules on {max(layer.values()) + 1} layers, {sum(map(len, edges.values()))} imports")
-    for group in circles(edges):
-        print("circle: " + " <-> ".join(group))
+    for group in circles(graph(typing=True)):
+        print("circle (typing imports counted): " + " <-> ".join(group))
     for source, target in back_up(edges):
         print(f"back up: {source} -> {target}")
+    for function, lines in sorted(long_functions().items(), key=lambda item: -item[1]):
+        print(f"over {FUNCTION_LINES} lines: {function} ({lines})")
+    print(f"genebench/pipeline.py: {len((ROOT / 'genebench' / 'pipeline.py').read_text().splitlines())} lines")
 

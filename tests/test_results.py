@@ -190,8 +190,8 @@ def test_summary_takes_each_tasks_main_score():
 
 def _family_copies(results, tasks, seed=0):
     """`results` as if scored under family folds: the scheme in `probe`, a name control in the task's controls, and
-    added over names computed by `genebench.added` from seeded name logits and model scores."""
-    from genebench.added import added_over_names
+    added over names computed by `genebench.controls.added` from seeded name logits and model scores."""
+    from genebench.controls.added import added_over_names
     from genebench.tasks.types import task_type
 
     rng = np.random.default_rng(seed)
@@ -240,12 +240,15 @@ def test_two_fold_schemes_load_side_by_side_and_never_mix_in_a_summary(tasks, tm
     assert understanding[0] == pytest.approx(votes.mean())
     table = category_table(both)
     low, high = understanding[1:]
-    assert table.loc[0, "understanding"] == f"{understanding[0]:+.3f} [{low:+.3f}, {high:+.3f}]"
-    assert table.loc[0, "family AUC"] == table.loc[0, "all tasks"] != "–"  # the family copies keep their scores
-    assert [list(t.columns)[:2] for t in printed_tables(both)][:2] == [["model", "rank"], ["model", "family AUC"]]
+    assert table.loc[0, "understanding (family folds)"] == f"{understanding[0]:+.3f} [{low:+.3f}, {high:+.3f}]"
+    # the family copies keep their scores
+    assert table.loc[0, "AUC (family folds)"] == table.loc[0, "AUC (paper folds)"] != "–"
+    assert [(title, list(t.columns)[:2]) for title, t in printed_tables(both)][:2] == [
+        ("paper folds: overall", ["model", "rank (paper folds)"]),
+        ("paper folds: family folds beside", ["model", "AUC (family folds)"])]
     run = paper_table(both)
-    assert list(run.columns) == ["by", "group", "n_tasks", "AUC (mean ± std)", "lift", "family AUC", "family lift",
-                                 "added over names", "coverage"]
+    assert list(run.columns) == ["by", "group", "paper tasks", "paper AUC", "paper lift", "family tasks", "family AUC",
+                                 "family lift", "added over names (family)", "coverage"]
     assert "org/model added" in per_task_table(both).columns
     other = load_results(tmp_path).assign(model="org/other")
     text = compare(__import__("pandas").concat([both, other]), "org/model", "org/other", n_boot=100).to_text()

@@ -82,11 +82,20 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     print(f"warning: {str(message).splitlines()[0] if str(message) else category.__name__}", file=sys.stderr)
 
 
+QUIET_LOGGERS = ("matplotlib",)
+"""Libraries whose informational lines ("generated new fontManager") show only with --debug."""
+
+
 def _configure_logging(debug: bool) -> None:
+    from genebench.progress import ProgressWriter
+
     fresh = not logging.root.handlers
-    logging.basicConfig(level=logging.DEBUG if debug else logging.INFO, format="%(message)s")
+    logging.basicConfig(level=logging.DEBUG if debug else logging.INFO, format="%(message)s",
+                        handlers=[ProgressWriter(sys.stderr)] if fresh else None)
     for handler in logging.root.handlers if fresh else ():
         handler.addFilter(_OncePerRecord())
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:

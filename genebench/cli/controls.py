@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from genebench.cli.options import HelpFormatter
+from genebench.controls.table import CONTROLS
 from genebench.tasks.metadata import FOLD_SCHEMES
 
 EPILOG = """\
@@ -14,12 +15,6 @@ examples:
   genebench controls --data genebench/snapshot    # refresh the bundled snapshot's controls
   genebench controls --data data/ --folds family   # rescore them under family folds only
   genebench controls --data data/ --only random --keep-seeds   # add the random seeds the rule asks for
-
-controls:
-  name       bag-of-words over each gene's HGNC symbol and approved name, probed like any model
-  identity   one indicator per gene (pair tasks): what knowing which genes are paired predicts
-  random     seeded random vectors of the median model width (mean over 5 seeds, more on a task until
-             its standard error is at most 0.01, up to 100)
 
 A task on which a control reaches ROC AUC 0.9 is flagged shortcut-solvable; every result then records its lift,
 the model's score minus the best control's (see README, "What a score means").
@@ -30,13 +25,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "controls", help="score the control baselines on a data folder (done by `build` already)", epilog=EPILOG,
         formatter_class=HelpFormatter,
-        description="Probe the name, identity and random controls on every task of a built data folder, under each "
-                    "fold scheme, and store their scores and held-out predictions there (controls/, listed in its "
-                    "manifest), replacing earlier ones. The data revision does not change. Prints each task's control "
-                    "scores and flags shortcut-solvable tasks.")
+        description=f"Probe the controls ({', '.join(CONTROLS)}; `genebench/controls/table.py`) on every task of "
+                    "a built data folder, under each fold scheme, and store their scores and "
+                    "held-out predictions there (controls/, listed in its manifest), replacing earlier ones; the data "
+                    "revision changes with them. Prints each task's control scores and flags shortcut-solvable tasks.")
     parser.add_argument("--data", type=Path, required=True, metavar="DIR", help="a folder written by `genebench build`")
-    parser.add_argument("--only", nargs="+", metavar="CONTROL", choices=("name", "identity", "random"),
-                        help="score only these controls (the folder keeps its others): name, identity, random")
+    parser.add_argument("--only", nargs="+", metavar="CONTROL", choices=list(CONTROLS),
+                        help=f"score only these controls (the folder keeps its others): {', '.join(CONTROLS)}")
     parser.add_argument("--folds", nargs="+", choices=FOLD_SCHEMES, default=list(FOLD_SCHEMES), metavar="FOLDS",
                         help="fold schemes to score: paper (the paper's folds), family (gene families held out)")
     parser.add_argument("--keep-seeds", action="store_true",
@@ -46,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_controls(args: argparse.Namespace) -> int:
-    from genebench.build import add_controls
-    from genebench.controls import control_table
+    from genebench.controls.build import add_controls
+    from genebench.controls.table import control_table
     from genebench.wording import counted
 
     data = add_controls(args.data, names=args.only, folds=args.folds, keep_seeds=args.keep_seeds,

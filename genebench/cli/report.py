@@ -20,6 +20,7 @@ examples:
   genebench compare results/ --a sentence-transformers/all-MiniLM-L6-v2 --b random
   genebench compare results-a/ results-b/ --a model-a --b model-b --top 20
   genebench compare paper/ family/ --a model-a --b model-b          # adds family folds and added over names
+  genebench compare results-minilm/ --published MPNet               # beside the paper's published scores
 """
 
 
@@ -41,10 +42,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="paired comparison of two models over their shared tasks", epilog=COMPARE_EPILOG,
         formatter_class=HelpFormatter,
         description="Mean AUC difference with a bootstrap confidence interval, win/tie/loss counts, and the "
-                    "tasks where the two models differ most.")
+                    "tasks where the two models differ most. With --published, a run (--a, or the only one) beside "
+                    "the paper's published scores on each mapped task, with the paper's fold spread and how each "
+                    "task relates to the paper's (same, another data release, another protocol).")
     compare.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
-    compare.add_argument("--a", required=True, metavar="MODEL", help="first model (as named in `genebench report`)")
-    compare.add_argument("--b", required=True, metavar="MODEL", help="second model")
+    compare.add_argument("--a", metavar="MODEL", help="first model (as named in `genebench report`)")
+    compare.add_argument("--b", metavar="MODEL", help="second model")
+    compare.add_argument("--published", nargs="*", metavar="MODEL",
+                         help="compare with the paper's published scores (arXiv 2412.04075) of these models (default: "
+                              "all 9: MPNet, MTEB-1B, MTEB-7B, Bag of Words, Gene2vec, Geneformer, ScGPT, cellPLM, "
+                              "GEARS); shown beside, never ranked with, the run")
     compare.add_argument("--top", type=int_at_least(1), default=10, help="how many most-different tasks to list")
     compare.add_argument("--n-boot", type=int_at_least(1), default=10_000, help="bootstrap resamples")
     add_exclude_flagged_arg(compare)
@@ -89,27 +96,56 @@ def run_report(args: argparse.Namespace) -> int:
 def summary_text(results, *, exclude_flagged: bool = False) -> str:
     """What `report` and `sweep` print: the category tables split for the screen, the shortcut note, the first
     unscored tasks and the unconverged note."""
-    from genebench.report import fit_line, flagged_note, markdown_table, printed_tables, unconverged_note
+    from genebench.report import (
+        fit_line,
+        flagged_note,
+        markdown_table,
+        printed_tables,
+        unconverged_note,
+        understanding_note,
+    )
 
-    lines = ["\n\n".join(markdown_table(table) for table in printed_tables(_kept(results, exclude_flagged)))]
+    lines = ["\n\n".join(f"{title}\n{markdown_table(table)}"
+                         for title, table in printed_tables(_kept(results, exclude_flagged)))]
     if note := flagged_note(results, excluded=exclude_flagged):
         lines.append(note)
     unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "folds", "task"])
     if len(unscored):
-        lines.append(f"\n{counted(len(unscored), 'task has', 'tasks have')} no score and are left out of the tables"
+        lines.append(f"\n{counted(len(unscored), 'task has no score and is', 'tasks have no score and are')} left "
+                     "out of the tables"
                      f"{', the first 5' if len(unscored) > 5 else ''}:")
         lines += [fit_line(f"  {row.model} '{row.task}' ({row.folds} folds): {row.skipped}")
                   for row in unscored.head(5).itertuples()]
+    if note := understanding_note(results):
+        lines.append(note)
     if note := unconverged_note(results):
         lines.append(note)
     return "\n".join(lines)
 
 
+def _compare_published(results, args: argparse.Namespace) -> int:
+    from genebench.errors import GenebenchError
+    from genebench.published.compare import compare_published
+
+    if args.b:
+        raise GenebenchError("--published: compares one run with the paper's scores; name the run with --a and "
+                             "drop --b.")
+    comparisons = compare_published(_kept(results, args.exclude_flagged), args.results, args.published, args.a)
+    print("\n\n".join(comparison.to_text() for comparison in comparisons))
+    return 0
+
+
 def run_compare(args: argparse.Namespace) -> int:
+    from genebench.errors import GenebenchError
     from genebench.report import compare, flagged_note, select_scheme
     from genebench.results import load_results
 
     results = select_scheme(load_results(args.results), args.folds)
+    if args.published is not None:
+        return _compare_published(results, args)
+    if not (args.a and args.b):
+        raise GenebenchError("expected --a MODEL and --b MODEL (two models), or --published [MODEL ...]; "
+                             "pass both, or --published.")
     print(compare(_kept(results, args.exclude_flagged), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
     note = flagged_note(results, excluded=args.exclude_flagged)
     if note:

@@ -93,6 +93,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="probe features: none = raw, the paper's protocol (default); standard = standardised "
                             "per fold (scores up to 0.08 AUC apart on small tasks)")
     probe.add_argument("--pair-mode", choices=("mean", "concat"), help="gene-pair vector (default mean)")
+    probe.add_argument("--multilabel-auc", choices=("probabilities", "predictions"),
+                       help="multi-label ROC AUC from probabilities (default) or from hard 0/1 predictions, the "
+                            "reference's: to reproduce the paper, not to measure a model (recorded in the run "
+                            "identity)")
     probe.add_argument("--folds", nargs="+", choices=("paper", "family"), metavar="SCHEME",
                        help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
                             "--out) and family (gene families held out together, in --out/folds-family/); default "
@@ -139,7 +143,8 @@ def config_from_args(args: argparse.Namespace):
         option = declared[name]
         if option.is_file and not Path(value).is_file():
             raise GenebenchError(f"{option.cli_flag} '{value}': no such file; expected the {option.help}.")
-    probe = {k: getattr(args, k, None) for k in ("C", "scale", "pair_mode") if getattr(args, k, None) is not None}
+    probe = {k: getattr(args, k, None) for k in ("C", "scale", "pair_mode", "multilabel_auc")
+             if getattr(args, k, None) is not None}
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
     values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,
@@ -193,10 +198,10 @@ def run_run(args: argparse.Namespace) -> int:
         done = pipeline.run(config, data, names, args.out, overwrite=args.overwrite, engine=engine)
     start = time.perf_counter()
     table = done.frame
-    print(f"\n{done.model.id} ({config.input} input) on {counted(len(done.results), 'task')}, data revision "
-          f"{data.revision['data_hash']}\n")
-    summary = paper_table(drop_flagged(table) if args.exclude_flagged else table)
-    print(markdown_table(summary))
+    schemes = "; ".join(f"{scheme} folds {counted(len(results), 'task')}" for scheme, results in done.by_scheme.items())
+    summarised = drop_flagged(table) if args.exclude_flagged else table
+    print(f"\n{done.model.id} ({config.input} input), data revision {data.revision['data_hash']}: {schemes}\n")
+    print(markdown_table(paper_table(summarised)))
     if "descriptions" in done.model.notes:
         print(descriptions_line(done.model.notes["descriptions"]))
     note = flagged_note(table, excluded=args.exclude_flagged)
@@ -208,12 +213,13 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"\ntasks skipped: {counts} (reasons in their result files).")
     if note := unconverged_note(table):
         print(note)
-    if not (table["is_main"] & table["converged"]).any():
+    if not (summarised["is_main"] & summarised["converged"]).any():
         print(f"\nresults in {args.out}/ (no converged score to draw)")
         return 0
-    figures = plot_categories(table, args.out / "figures" / "categories")
-    others = [f"{scheme} folds in {scheme_folder(args.out, scheme)}/" for scheme in done.by_scheme if scheme != "paper"]
-    print(f"\nresults in {args.out}/{' (' + ', '.join(others) + ')' if others else ''}, figure {figures[0]}")
+    name = "categories_without_flagged" if args.exclude_flagged else "categories"  # never a figure of other tasks
+    figures = plot_categories(summarised, args.out / "figures" / name)
+    print("", *(f"results ({scheme} folds): {scheme_folder(args.out, scheme)}/" for scheme in done.by_scheme),
+          f"figure: {figures[0]}", sep="\n")
     seconds = {**done.seconds, "select": done.seconds["select"] + setup, "report": time.perf_counter() - start}
     logger.debug("seconds per phase: %s", json.dumps({phase: round(s, 3) for phase, s in seconds.items()}))
     return 0

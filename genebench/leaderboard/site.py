@@ -21,9 +21,17 @@ from genebench.atomic import write_atomic
 from genebench.comparability import Standing, revision_id, revision_task_count, standings
 from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
-from genebench.report import plain_text
-from genebench.results import added_summary, results_frame, summarised_rows
-from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC, TASK_TYPES
+from genebench.report import plain_text, understanding_left_out, understanding_rows
+from genebench.results import (
+    added_summary,
+    format_added,
+    format_lift,
+    results_frame,
+    score_cell,
+    summarised_rows,
+    vote_means,
+)
+from genebench.tasks.metadata import CATEGORIES, SHORTCUT_AUC, TASK_TYPES, format_control
 
 logger = logging.getLogger(__name__)
 
@@ -85,13 +93,14 @@ def run_standings(runs: Sequence[ModelRun]) -> dict[str, Standing]:
             "data_revision": revision_id(run.dataset_revision),
             "data_tasks": revision_task_count(run.dataset_revision),
             "task": result.task.name,
+            "vote": result.task.parent or result.task.name,
             "mean": result.scores[result.main_score].mean if result.skipped is None else float("nan"),
             "coverage": result.coverage.fraction,
         }
         for run in runs
         for result in run.results
     ]
-    frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "mean", "coverage"])
+    frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "vote", "mean", "coverage"])
     frame = frame.astype({"data_tasks": "float64", "mean": "float64", "coverage": "float64"})
     return {standing.run: standing for standing in standings(frame)}
 
@@ -121,37 +130,88 @@ def score_frame(runs: Sequence[ModelRun]) -> pd.DataFrame:
 
 
 def pair_schemes(runs: Sequence[ModelRun]) -> tuple[list[ModelRun], dict[str, ModelRun]]:
-    """The runs the page lists (paper folds, or family folds for a model without a paper-fold run) and, by listed
-    run key, the family-fold run of the same model and revision shown beside it."""
+    """The runs the page lists (paper folds, or family folds for a model without a paper-fold run: a family-only
+    run, listed in a section of its own) and, by listed run key, the family-fold run of the same model and revision
+    shown beside it."""
     paper = {run.key for run in runs if run.folds == "paper"}
     listed = [run for run in runs if run.folds == "paper" or run.key not in paper]
     beside = {run.key: run for run in runs if run.folds == "family" and run.key in paper}
     return listed, beside
 
 
-def family_summary(run: ModelRun, shortcut: set[str]) -> dict[str, Any]:
-    """Per task [AUC, lift, added over names, low, high] (None where unscored), and understanding as [mean, low, high]
-    for every view of the page's filters (`understanding_views`)."""
-    rows = summarised_rows(results_frame(run.results))
-    cell = {row.task: [row.mean, _finite(row.lift), _finite(row.added), _finite(row.added_low),
-                       _finite(row.added_high)] for row in rows.itertuples()}
-    return {"scores": cell, "understanding": understanding_views(rows, shortcut)}
+def view_keys(tasks: Sequence[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """Every view the page's task filters can select: (category, type, "1" when shortcut-solvable tasks are left
+    out), "" for no filter."""
+    categories = ["", *dict.fromkeys(task["category"] for task in tasks)]
+    types = ["", *dict.fromkeys(task["type"] for task in tasks)]
+    return [(category, task_type, flagged) for category in categories for task_type in types for flagged in ("", "1")]
 
 
-def understanding_views(rows: pd.DataFrame, shortcut: set[str]) -> dict[str, list[float | None]]:
-    """Understanding ([mean, low, high], `added_summary` over the tasks whose name control stays below the shortcut
-    line) for each view the page can filter to, keyed "<category>|<type>|<1 when shortcut-solvable tasks are left
-    out>" ("" for no filter): the interval is a bootstrap over genes, so each view gets its own."""
-    views = {}
-    for category in ["", *rows["category"].unique()]:
-        for task_type in ["", *rows["type"].unique()]:
-            for flagged in ("", "1"):
-                kept = rows[((rows["category"] == category) | (category == "")) &
-                            ((rows["type"] == task_type) | (task_type == "")) &
-                            ~(rows["task"].isin(shortcut) & (flagged == "1"))]
-                summary = added_summary(kept, names_below=SHORTCUT_AUC)
-                views[f"{category}|{task_type}|{flagged}"] = [_finite(v) for v in summary]
-    return views
+def _cell(text: str, value: float | None) -> list[Any]:
+    """A shown cell: its text (from `genebench.results`' formatters) and the value it sorts by (None: none)."""
+    return [text, _finite(value)]
+
+
+def _vote_cell(rows: pd.DataFrame, value: str = "mean") -> list[Any]:
+    """The one-vote-per-parent mean of `rows[value]` (`vote_means`) as a cell: "mean ± std" for the AUC, the signed
+    mean for a lift; "–" over no task."""
+    rows = rows[rows[value].notna()]
+    if rows.empty:
+        return _cell("\u2013", None)
+    means = vote_means(rows.assign(key=0), ["key"], (value,)).iloc[0]
+    if value == "mean":
+        return _cell(score_cell(means["mean"], means["mean_std"], int(means["n_votes"])), means["mean"])
+    return _cell(format_lift(means[value]), means[value])
+
+
+def summary_cells(paper: pd.DataFrame | None, family: pd.DataFrame | None, view_tasks: set[str],
+                  expected: int) -> dict[str, list[Any]]:
+    """One run's summary cells over the tasks of one view (`summarised_rows` of each scheme's results, None where
+    the run has no such scheme): AUC and lift under paper folds, AUC, lift and Understanding under family folds,
+    task counts per scheme and each category's AUC under the run's own (listed) scheme."""
+    own = paper if paper is not None else family
+    own = own[own["task"].isin(view_tasks)]
+    cells = {"overall": _vote_cell(own), "lift": _vote_cell(own, "lift"),
+             "tasks": _cell(f"{own['task'].nunique()} of {expected}", own["task"].nunique())}
+    for category, rows in own.groupby("category", sort=False):
+        cells[f"cat:{category}"] = _vote_cell(rows)
+    if paper is not None and family is not None:
+        rows = family[family["task"].isin(view_tasks)]
+        cells |= {"family": _vote_cell(rows), "familyLift": _vote_cell(rows, "lift"),
+                  "familyTasks": _cell(str(rows["task"].nunique()), rows["task"].nunique())}
+    if family is not None:
+        kept = understanding_rows(family[family["task"].isin(view_tasks)])
+        mean, low, high = added_summary(kept)
+        cells["understanding"] = _cell(format_added(mean, low, high), mean)
+        column = "familyTasks" if paper is not None else "tasks"
+        cells[column][0] += f" ({kept['task'].nunique()} in Understanding)"
+    return cells
+
+
+def task_cells(run: ModelRun, family: ModelRun | None) -> dict[str, dict[str, list[Any]]]:
+    """Per task, the cells the task tables show for one listed run: its own scheme's score ("mean ± std (lift)",
+    "mean (lift)" with one split, the metric named when it is not ROC AUC) and, with family folds, the family-fold
+    AUC with its lift and added over names with its interval, each formatted from the stored result."""
+    cells: dict[str, dict[str, list[Any]]] = {}
+    for result in run.results:
+        cells[result.task.name] = {"own": _score_cell(result)}
+    for result in family.results if family is not None and family is not run else ():
+        cells.setdefault(result.task.name, {})["family"] = _score_cell(result)
+    for result in family.results if family is not None else ():
+        added = result.added_over_names
+        value = None if added is None else added.value
+        cells.setdefault(result.task.name, {})["added"] = _cell(
+            "\u2013" if value is None else format_added(value, added.low, added.high), value)
+    return cells
+
+
+def _score_cell(result: Any) -> list[Any]:
+    if result.skipped is not None:
+        return _cell("\u2013", None)
+    score = result.scores[result.main_score]
+    text = f"{score.mean:.3f}" if len(score.folds) == 1 else f"{score.mean:.3f} \u00b1 {score.std:.3f}"
+    metric = "" if result.main_score == "roc_auc" else f" {result.main_score}"
+    return _cell(f"{text}{metric} ({format_lift(result.lift)})", score.mean)
 
 
 def _finite(value: Any) -> float | None:
@@ -159,7 +219,7 @@ def _finite(value: Any) -> float | None:
 
 
 @plain_text
-def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
+def plot_category_heatmap(frame: pd.DataFrame, path: Path, *, scheme: str = "paper") -> Path:
     """Draw models × categories mean AUC (over tasks) as a PNG at `path` (`genebench.report.category_heatmap`),
     rows in the frame's model order, with the best control's mean over the first model's tasks as a last, hatched
     row."""
@@ -168,7 +228,7 @@ def plot_category_heatmap(frame: pd.DataFrame, path: Path) -> Path:
     means, _, counts = category_grid(frame, "model")
     first = frame[frame["model"] == frame["model"].iat[0]].assign(model="best control")
     controls = category_grid(first, "model", "control")[0].reindex(columns=means.columns)
-    return save_figure(category_heatmap(means, counts, list(means.index), controls=controls), path,
+    return save_figure(category_heatmap(means, counts, list(means.index), controls=controls, scheme=scheme), path,
                        formats=("png",))[0]
 
 
@@ -207,19 +267,13 @@ def _href(*parts: str) -> str:
     return "/".join(quote(part, safe="") for part in parts)
 
 
-def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """The JSON document the page renders: tasks (with their parent, best control, shortcut flag and the name
-    control under family folds), models, per-task main scores ([mean, std, lift over the best control or None]),
-    family-fold scores per listed run (`family_summary`) and figures.
-
-    Args:
-        runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
-        figures: (relative src, caption) pairs.
-    """
-    listed, beside = pair_schemes(runs)
+def _task_entries(listed: Sequence[ModelRun], runs: Sequence[ModelRun]) -> dict[str, dict[str, Any]]:
+    """`leaderboard_data`'s tasks, by name: each listed run's tasks, shortcut-solvable when a control solves them
+    under either scheme."""
     tasks: dict[str, dict[str, Any]] = {}
     for run in listed:
         for result in run.results:
+            pairs = "pair" in result.task.type
             tasks.setdefault(
                 result.task.name,
                 {
@@ -228,59 +282,84 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                     "type": result.task.type,
                     "parent": result.task.parent,
                     "n_entities": result.task.n_entities,
-                    "best_control": _best_control(result.task.best_control),
-                    "shortcut": result.task.is_shortcut_solvable,
+                    "entities": f"{result.task.n_entities} {'pairs' if pairs else 'genes'}",
+                    "best_control": format_control(result.task.best_control),
+                    "shortcut": False,
                     "incomplete": getattr(result.task, "incomplete", None),
-                    "family_name_control": None,
                 },
             )
-    for run in (*beside.values(), *(run for run in listed if run.folds == "family")):
+    for run in runs:  # one rule for both schemes: a task a control solves under either is shortcut-solvable
         for result in run.results:
-            if result.task.name in tasks:
-                tasks[result.task.name]["family_name_control"] = result.task.controls.get("name")
-    models = []
-    standing = run_standings(listed)
-    for run in listed:
-        n_parameters = run.model.n_parameters
-        size, size_label = size_bucket(n_parameters)
-        family = beside.get(run.key, run if run.folds == "family" else None)
-        models.append(
-            {
-                "key": run.key,
-                "id": run.model.id,
-                "revision": run.model.revision,
-                "folds": run.folds,
-                "input": run.model.input,
-                "modality": run.model.modality or run.model.input,
-                "license": run.model.license,
-                "reference": run.model.reference,
-                "n_parameters": n_parameters,
-                "size": size,
-                "size_label": size_label,
-                "data_revision": standing[run.key].data_revision,
-                "n_tasks": standing[run.key].n_tasks,
-                "n_expected": standing[run.key].n_expected,
-                "coverage": standing[run.key].coverage,
-                "ranked": standing[run.key].rank is not None,
-                "note": standing[run.key].note,
-                "meta_href": _href("models", run.dir_name, run.model.revision, "model_meta.json"),
-                "results_href": _href("models", run.dir_name, run.model.revision, results_file(run)),
-                "family_results_href": (_href("models", run.dir_name, run.model.revision, results_file(family))
-                                        if family is not None else None),
-            }
-        )
-    scores = {
-        run.key: {
-            r.task.name: (
-                [r.scores[r.main_score].mean, r.scores[r.main_score].std, r.lift] if r.skipped is None else None
-            )
-            for r in run.results
-        }
-        for run in listed
+            if result.task.name in tasks and result.task.is_shortcut_solvable:
+                tasks[result.task.name] |= {"shortcut": True, "best_control":
+                                            f"{format_control(result.task.best_control)} ({run.folds} folds)"}
+    return tasks
+
+
+def _model_entry(run: ModelRun, family: ModelRun | None, standing: Standing) -> dict[str, Any]:
+    """One listed run's entry in `leaderboard_data`'s models: its record, its standing and its files' links."""
+    n_parameters = run.model.n_parameters
+    size, size_label = size_bucket(n_parameters)
+    return {
+        "key": run.key,
+        "id": run.model.id,
+        "revision": run.model.revision,
+        "folds": run.folds,
+        "section": run.folds,
+        "input": run.model.input,
+        "modality": run.model.modality or run.model.input,
+        "license": run.model.license,
+        "reference": run.model.reference,
+        "n_parameters": n_parameters,
+        "size": size,
+        "size_label": size_label,
+        "data_revision": standing.data_revision,
+        "n_tasks": standing.n_tasks,
+        "n_expected": standing.n_expected,
+        "coverage": standing.coverage,
+        "coverage_text": f"{standing.coverage:.1%}",
+        "ranked": standing.rank is not None,
+        "note": standing.note,
+        "meta_href": _href("models", run.dir_name, run.model.revision, "model_meta.json"),
+        "results_href": _href("models", run.dir_name, run.model.revision, results_file(run)),
+        "family_results_href": (_href("models", run.dir_name, run.model.revision, results_file(family))
+                                if family is not None else None),
     }
-    shortcut = {name for name, task in tasks.items() if task["shortcut"]}
-    families = {key: family_summary(run, shortcut) for key, run in
-                [*beside.items(), *((run.key, run) for run in listed if run.folds == "family")]}
+
+
+def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """The JSON document the page renders. Every number on the page is a cell here, [text, sort value], its text
+    written by `genebench.results`' formatters from the stored results and its means by `vote_means` (one vote per
+    multi-label parent), so the page's script formats and averages nothing.
+
+    Keys: tasks (with their parent, best control, shortcut flag and size), models (each with its `section`:
+    "paper" for a run under paper folds, shown with its family-fold run beside; "family" for a family-fold run
+    without one, shown and ranked apart), views (per filter view `view_keys`, per listed run, `summary_cells`),
+    cells (per listed run, per task, `task_cells`), understanding_out (tasks Understanding leaves out, and why) and
+    figures.
+
+    Args:
+        runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
+        figures: (relative src, caption) pairs.
+    """
+    listed, beside = pair_schemes(runs)
+    tasks = _task_entries(listed, runs)
+    families = {run.key: beside.get(run.key, run if run.folds == "family" else None) for run in listed}
+    frames = {run.key: summarised_rows(results_frame(run.results)) for run in listed}
+    family_frames = {key: summarised_rows(results_frame(run.results)) if run is not None else None
+                     for key, run in families.items()}
+    standing = run_standings(listed)
+    models = [_model_entry(run, families[run.key], standing[run.key]) for run in listed]
+    ordered = sorted(tasks.values(), key=lambda task: (CATEGORIES.index(task["category"]), task["name"]))
+    views = {}
+    for category, task_type, flagged in view_keys(ordered):
+        shown = {t["name"] for t in ordered if not t["incomplete"] and category in ("", t["category"]) and
+                 task_type in ("", t["type"]) and not (flagged and t["shortcut"])}
+        filtered = (category, task_type, flagged) != ("", "", "")
+        views[f"{category}|{task_type}|{flagged}"] = {
+            run.key: summary_cells(frames[run.key] if run.folds == "paper" else None, family_frames[run.key], shown,
+                                   len(shown) if filtered else standing[run.key].n_expected)
+            for run in listed}
     present = {task["type"] for task in tasks.values()}
     return {
         "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -294,10 +373,12 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         ],
         "data_revisions": sorted({model["data_revision"] for model in models}),
         "shortcut_auc": SHORTCUT_AUC,
-        "tasks": sorted(tasks.values(), key=lambda task: (CATEGORIES.index(task["category"]), task["name"])),
+        "tasks": ordered,
         "models": models,
-        "scores": scores,
-        "family": families,
+        "views": views,
+        "cells": {run.key: task_cells(run, families[run.key]) for run in listed},
+        "understanding_out": understanding_left_out(pd.concat(
+            [results_frame(run.results) for run in families.values() if run is not None] or [pd.DataFrame()])),
         "figures": [{"src": src, "caption": caption} for src, caption in figures],
     }
 
@@ -305,10 +386,6 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
 def results_file(run: ModelRun) -> str:
     """The file of a run's results in the site: `results.json`, or `results-family.json` under family folds."""
     return "results.json" if run.folds == "paper" else f"results-{run.folds}.json"
-
-
-def _best_control(best: tuple[str, float] | None) -> dict[str, Any] | None:
-    return None if best is None else {"name": best[0], "score": best[1]}
 
 
 def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = ()) -> Path:
@@ -333,16 +410,23 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         results = [result.model_dump(mode="json") for result in run.results]
         write_atomic(folder / results_file(run), json.dumps(results, indent=1, ensure_ascii=False).encode())
     shown: list[tuple[str, str]] = []
-    listed, _ = pair_schemes(runs)
-    frame = score_frame(listed)
-    standing = run_standings(listed)
-    order = {key: i for i, key in enumerate(standing)}
-    frame = frame.iloc[sorted(range(len(frame)), key=lambda i: order[frame["run"].iat[i]])]
-    frame["model"] = [f"{model} ({standing[run].note.split(',')[0]})" if standing[run].note else model
-                      for model, run in zip(frame["model"], frame["run"])]
-    if not frame.empty:
-        plot_category_heatmap(frame, out / "figures" / "heatmap_categories.png")
-        shown.append(("figures/heatmap_categories.png", "Mean ROC AUC over tasks, models \u00d7 categories"))
+    listed, beside = pair_schemes(runs)
+    n_tasks = 0
+    for scheme, scheme_runs in (("paper", [run for run in listed if run.folds == "paper"]),
+                                ("family", [beside.get(run.key, run) for run in listed
+                                            if run.folds == "family" or run.key in beside])):
+        frame = score_frame(scheme_runs)
+        if frame.empty:
+            continue
+        standing = run_standings(scheme_runs)
+        order = {key: i for i, key in enumerate(standing)}
+        frame = frame.iloc[sorted(range(len(frame)), key=lambda i: order[frame["run"].iat[i]])]
+        frame["model"] = [f"{model} ({standing[run].note.split(',')[0]})" if standing[run].note else model
+                          for model, run in zip(frame["model"], frame["run"])]
+        name = f"figures/heatmap_categories{'' if scheme == 'paper' else '_' + scheme}.png"
+        plot_category_heatmap(frame, out / name, scheme=scheme)
+        shown.append((name, f"Mean ROC AUC over tasks ({scheme} folds), models \u00d7 categories"))
+        n_tasks = max(n_tasks, frame["task"].nunique())
     for i, figure in enumerate(figures):
         name = check_safe_name(f"{i:02d}_{figure.name}", what="figure file")
         try:
@@ -356,5 +440,5 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
     index = out / "index.html"
     write_atomic(index, page.encode("utf-8"))
     write_atomic(out / "README.md", SPACE_README.encode("utf-8"))
-    logger.info("Wrote %s: %d model runs, %d tasks, %d figures.", index, len(runs), frame["task"].nunique(), len(shown))
+    logger.info("Wrote %s: %d model runs, %d tasks, %d figures.", index, len(runs), n_tasks, len(shown))
     return index

@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import ValidationError
 
+from genebench.controls.lift import lift as lift_over
 from genebench.errors import GenebenchError, SubmissionError
 from genebench.model_info import MODEL_ID, ModelInfo
 from genebench.results import (
+    SCHEME_DIR,
     TaskResult,
     identity_difference,
     model_dir_name,
@@ -30,7 +32,7 @@ from genebench.results import (
     result_problem,
     task_file_name,
 )
-from genebench.tasks.metadata import FOLD_SCHEMES, best_of
+from genebench.tasks.metadata import FOLD_SCHEMES
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -240,16 +242,14 @@ def expected_controls(data: BenchmarkData, result: TaskResult) -> dict[str, floa
     """The control scores `result`'s lift must be over, from `data` alone: the stored ones when the model covers the
     whole task, else each control rescored on the rows it covers from the stored control predictions
     (`genebench.controls.covered_control_scores`), under the result's fold scheme."""
-    from genebench.controls import covered_control_scores
+    from genebench.controls.covered import controls_on, covered_rows
 
     folds = result.probe.get("folds", "paper")
     stored = data.metadata(result.task.name, folds=folds).controls
     if result.skipped is not None or result.coverage.n_covered >= result.coverage.n_task or not stored:
         return dict(stored)
     task = data.load_task(result.task.name, folds=folds)
-    entities = task.entities if task.entities.ndim == 2 else task.entities[:, None]
-    rows = np.flatnonzero(~np.isin(entities.astype(str), result.coverage.missing_genes).any(axis=1))
-    return covered_control_scores(data, task, rows, folds)
+    return controls_on(data, task, covered_rows(task, result.coverage.missing_genes), folds)
 
 
 def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
@@ -266,9 +266,7 @@ def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
             recorded = result.controls
             differ = sorted(name for name in set(expected) | set(recorded)
                             if not abs(expected.get(name, np.nan) - recorded.get(name, np.nan)) <= CONTROL_TOLERANCE)
-            best = best_of(expected)
-            lift = None if best is None or result.skipped is not None else \
-                result.scores[result.main_score].mean - best[1]
+            lift = None if result.skipped is not None else lift_over(result.scores[result.main_score].mean, expected)
             flagged = data.metadata(result.task.name, folds=result.probe.get("folds", "paper")).is_shortcut_solvable
             problem = None
             if differ:
@@ -301,16 +299,12 @@ def _load_meta(path: Path, *, source: str, model: ModelInfo) -> dict[str, Any]:
     return meta
 
 
-_SCHEME_DIR = re.compile(r"folds-([a-z]+)")
-"""A fold scheme's sub-folder of a run's folder (`genebench.run_folder.FOLDS_DIR`)."""
-
-
 def folder_scheme(parts: tuple[str, ...]) -> str | None:
     """The fold scheme of a run folder given by its path parts under a results root: `<org__model>/<revision>` is
     the paper's, `folds-<scheme>/<org__model>/<revision>` that scheme's; None for any other place."""
     if len(parts) == 2:
         return "paper"
-    match = _SCHEME_DIR.fullmatch(parts[0]) if len(parts) == 3 else None
+    match = SCHEME_DIR.fullmatch(parts[0]) if len(parts) == 3 else None
     return match.group(1) if match and match.group(1) in FOLD_SCHEMES and match.group(1) != "paper" else None
 
 

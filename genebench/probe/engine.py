@@ -307,7 +307,8 @@ class ProbeEngine:
                 per_fold.append(regression_scores(labels[test], held_out[test]))
             else:
                 per_fold.append(classification_scores(labels[test], held_out[test], task_type=kind,
-                                                       groups=None if readout is None else readout[test]))
+                                                       groups=None if readout is None else readout[test],
+                                                       multilabel_auc=self.settings.multilabel_auc))
         return summarise_folds(per_fold)
 
     def score_derived(self, task: Task, parent: Task, parent_held_out: np.ndarray | None,

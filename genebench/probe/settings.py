@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, get_args
 
+from genebench.metrics import MULTILABEL_AUC
 from genebench.tasks.metadata import FOLD_SCHEMES, Folds
 
 Scale = Literal["none", "standard"]
@@ -28,6 +29,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "pair_mode": ("mean", "concat"),
     "ordered_pair_mode": ("concat", "mean"),
     "device": ("auto", "cpu", "cuda"),
+    "multilabel_auc": MULTILABEL_AUC,
 }
 
 
@@ -55,6 +57,9 @@ class ProbeSettings:
         folds: the fold scheme: "paper" (the paper's label-stratified folds) or "family" (gene families held out
             together). Pair and train-test tasks keep their own split under both.
         device: "cpu" (numpy), "cuda" (torch on the GPU) or "auto" (cuda when torch sees one).
+        multilabel_auc: "probabilities" (default) or "predictions": multi-label ROC AUC from hard 0/1 predictions,
+            the reference's (`genebench.metrics.MULTILABEL_AUC`), to reproduce the paper, not to measure a model.
+            Recorded in `to_dict` (and so in the run identity) only when not the default.
 
     Examples:
         >>> ProbeSettings(C=0.5).C
@@ -73,6 +78,7 @@ class ProbeSettings:
     min_covered: int = 10
     folds: Folds = "paper"
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    multilabel_auc: Literal["probabilities", "predictions"] = "probabilities"
 
     def __post_init__(self) -> None:
         for name, (low, high, interval) in _BOUNDS.items():
@@ -92,8 +98,12 @@ class ProbeSettings:
                 raise ValueError(f"ProbeSettings.{name}: expected one of {list(choices)}, found {value!r}.")
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as a JSON-ready dict (recorded in each result's `probe`)."""
-        return asdict(self)
+        """The settings as a JSON-ready dict (recorded in each result's `probe`); `multilabel_auc` only when it is not
+        the default, so runs made before it existed keep their identity."""
+        settings = asdict(self)
+        if settings["multilabel_auc"] == "probabilities":
+            del settings["multilabel_auc"]
+        return settings
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> ProbeSettings:

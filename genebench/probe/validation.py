@@ -72,7 +72,7 @@ def check_embeddings(embeddings: GeneEmbeddings, *, name: str = "embeddings") ->
         raise EmbeddingError(f"{name}: expected vectors that differ between genes, found every one of the "
                              f"{vectors.shape[1]} columns constant; check the adapter's output.")
     if len(constant):
-        logger.info("%s: dropped %d constant columns %s", name, len(constant), _listed(constant.tolist()))
+        logger.debug("%s: dropped %d constant columns %s", name, len(constant), _listed(constant.tolist()))
     spread, offset = vectors.std(axis=0, dtype=np.float64), np.abs(vectors.mean(axis=0, dtype=np.float64))
     coarse = np.flatnonzero((spread > 0) & (spread < _COARSE * np.finfo(np.float32).eps * offset))
     if len(coarse):

@@ -123,6 +123,10 @@ class TaskMetadata(TaskSpec):
         default=None, description="Why the task's labels are incomplete, with the figures (`genebench.tasks.audit`); "
         "incomplete tasks are kept out of summaries by default."
     )
+    dropped_labels: dict[str, str] = Field(
+        default_factory=dict, description="Labels of the source left out of the task -> why (e.g. UniProt parent "
+        "keywords from a source whose parents lost their own genes, `dataset_builders.uniprot_keywords`)."
+    )
     incomplete_labels: dict[str, str] = Field(
         default_factory=dict, description="Multi-label parents: labels without a derived task of their own that "
         "are incomplete (`genebench.tasks.audit`) -> why, with the figures."

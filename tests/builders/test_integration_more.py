@@ -11,7 +11,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from dataset_builders.hpa import HPA, parse_proteinatlas  # noqa: E402
+from dataset_builders.uniprot_keywords import descendants, read_keyword_list  # noqa: E402
 from genebench.build import build_data  # noqa: E402
+from genebench.card import size_comparison, unexplained_gaps  # noqa: E402
 from genebench.symbols import SymbolMapper  # noqa: E402
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
@@ -42,11 +44,24 @@ def test_perturbqa_rows_per_file_match_the_publication(built):
     assert len(built.auxiliary("perturbqa", "gse")) == 25 + 52  # labelled gene and pert sets
 
 
-def test_uniprot_gene_counts_match_the_source(built):
-    for category, genes in UNIPROT_GENES.items():
+def test_uniprot_gene_counts_match_the_source(built, shared_data):
+    folder = shared_data / "uniprot_keywords"
+    table = pd.read_csv(folder / "uniprot_sprot_2023_04_human_keywords_by_entrez.tsv.gz", sep="\t", dtype=str)
+    assert table.groupby("category")["entrez_gene_id"].nunique().to_dict() == UNIPROT_GENES
+    # the table's parents lost their own genes, so only genes with a leaf keyword of the category are read
+    parents = set(descendants(read_keyword_list(folder / "uniprot_keywlist_2023_04.tsv")))
+    leaves = table[~table["keyword"].isin(parents)]
+    with_leaf = leaves.groupby("category")["entrez_gene_id"].nunique().to_dict()
+    assert with_leaf == {**UNIPROT_GENES, "Ligand": 1890, "PTM": 11_963, "Biological process": 5586,
+                         "Cellular component": 4813, "Molecular function": 6329, "Disease": 4357}
+    dropped = {"Ligand": 18, "Domain": 1, "PTM": 3, "Biological process": 53, "Cellular component": 14,
+               "Coding sequence diversity": 0, "Disease": 13, "Molecular function": 26, "Technical term": 0}
+    for category, genes in with_leaf.items():
         meta = built.metadata(f"UniProt keyword {category}")
         report = meta.symbol_report
         assert report["n_source_rows"] == genes
+        assert len(meta.dropped_labels) == dropped[category]
+        assert set(table.loc[table["category"] == category, "keyword"]) & parents == set(meta.dropped_labels)
         # every gene is kept but for Entrez ids HGNC lacks (<= 7) and genes whose keywords are all too rare
         assert meta.n_entities == genes - report["n_unknown"] - report["n_below_min_class"]
         if category == "Technical term":
@@ -55,7 +70,15 @@ def test_uniprot_gene_counts_match_the_source(built):
             assert "Reference proteome" not in meta.label_names
             assert meta.n_entities == 8339
             continue
-        assert genes - meta.n_entities <= 60, category
+        assert genes - meta.n_entities <= 90, category
+
+
+def test_no_task_differs_from_the_papers_size_without_a_reason(built):
+    sizes = {meta.name: meta.n_entities for meta in built.tasks()}
+    assert unexplained_gaps(sizes) == []
+    gaps = size_comparison(sizes).set_index("task")["gap"]
+    assert gaps["UniProt keyword Ligand"] == "-71.8%" and gaps["UniProt keyword PTM"] == "-14.4%"
+    assert "| UniProt keyword Ligand " in (built.path / "README.md").read_text()
 
 
 def test_reactome_gene_count_matches_the_gmt(built, shared_data):

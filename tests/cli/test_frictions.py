@@ -81,5 +81,5 @@ def test_without_out_each_model_gets_its_own_folder(tmp_path, monkeypatch, capsy
     for extra in ([], ["--name", "my-random"]):
         assert main(["run", "--input", "random", "--tasks", "HLA class I vs class II", *extra]) == 0
     assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["genebench__random-256", "my-random"]
-    assert "results in results/my-random/" in capsys.readouterr().out
+    assert "results (paper folds): results/my-random/\n" in capsys.readouterr().out
     assert (tmp_path / "results" / "my-random" / "my-random").is_dir()  # a results root, as --out would be

@@ -34,7 +34,8 @@ def test_readme_main_command_on_a_few_tasks(capfd, tmp_path):
                  "--tasks", *TASKS, "--out", str(out)])
     printed, err = capfd.readouterr()  # at the descriptor: log lines and bars included
     assert code == 0, err
-    assert "sentence-transformers/all-MiniLM-L6-v2 (description input) on 3 tasks" in printed
+    assert "sentence-transformers/all-MiniLM-L6-v2 (description input), data revision" in printed
+    assert ": paper folds 3 tasks; family folds 3 tasks\n" in printed
     assert "Loading weights" not in err  # the model loads (the cache is the test's own) without library bars
     assert "| category | protein properties   |         1 |" in printed
     assert "| type     | binary               |         3 |" in printed

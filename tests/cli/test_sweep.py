@@ -54,7 +54,11 @@ def test_sweep_scores_each_model_in_its_folder_and_skips_finished_ones(tmp_path,
     # the report's screen: the overall, family-fold and category tables apart, every line within MAX_LINE
     headers = [line.split("|")[1:3] for line in printed.splitlines() if line.startswith("| model ")]
     assert [[cell.strip() for cell in header] for header in headers] == [
-        ["model", "rank"], ["model", "family AUC"], ["model", "regulatory functions"], ["model", "binary"]]
+        ["model", "rank (paper folds)"], ["model", "AUC (family folds)"], ["model", "regulatory functions"],
+        ["model", "binary"]]
+    assert [line for line in printed.splitlines() if line.startswith("paper folds: ")] == [
+        "paper folds: overall", "paper folds: family folds beside", "paper folds: AUC (paper folds) by category",
+        "paper folds: AUC (paper folds) by task type"]
     assert max(len(line) for line in printed.splitlines()) <= MAX_LINE
 
     assert main(["sweep", str(sweep), "--out", str(out)]) == 0  # nothing left to do

@@ -27,11 +27,11 @@ def write_results(root: Path, *, revision: dict = REVISION) -> Path:
 def test_a_partial_run_never_outranks_a_complete_one_in_the_report(tmp_path) -> None:
     table = category_table(load_results(write_results(tmp_path / "results")))
     assert table["model"].tolist()[:3] == list(MODELS)  # the complete runs, by mean AUC
-    assert table["rank"].tolist() == [1, 2, 3, "–"]
+    assert table["rank (paper folds)"].tolist() == [1, 2, 3, "–"]
     partial = table.set_index("model").loc[PARTIAL]
-    assert partial["n tasks"] == f"2 of {len(TASKS)}"
+    assert partial["tasks (paper folds)"] == f"2 of {len(TASKS)}"
     assert partial["note"] == f"partial: 2 of {len(TASKS)} tasks, not ranked"
-    assert table.set_index("model").loc[next(iter(MODELS)), "n tasks"] == f"{len(TASKS)} of {len(TASKS)}"
+    assert table.set_index("model").loc[next(iter(MODELS)), "tasks (paper folds)"] == f"{len(TASKS)} of {len(TASKS)}"
     assert set(table["coverage"]) == {"100.0%"}
 
 
@@ -46,7 +46,7 @@ def test_a_partial_run_is_unranked_on_the_leaderboard(tmp_path) -> None:
 
 def test_without_a_recorded_task_count_the_runs_together_define_the_task_set(tmp_path) -> None:
     table = category_table(load_results(write_results(tmp_path / "results", revision=DATA_REVISION)))
-    assert table["rank"].tolist() == [1, 2, 3, "–"]
+    assert table["rank (paper folds)"].tolist() == [1, 2, 3, "–"]
 
 
 def test_complete_runs_of_another_data_revision_are_shown_apart(tmp_path) -> None:
@@ -54,7 +54,7 @@ def test_complete_runs_of_another_data_revision_are_shown_apart(tmp_path) -> Non
     other = {**REVISION, "data_hash": "0000other0000"}
     write_model(tmp_path / "other", "other-org/model", level=0.99, dataset_revision=other)
     table = category_table(load_results([root, tmp_path / "other"])).set_index("model")
-    assert table.loc["other-org/model", "rank"] == "–"
+    assert table.loc["other-org/model", "rank (paper folds)"] == "–"
     note = table.loc["other-org/model", "note"]
     assert note == f"data revision 0000other0000, not ranked against {DATA_REVISION['data_hash']}"
 

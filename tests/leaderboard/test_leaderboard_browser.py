@@ -75,6 +75,11 @@ def signed(value: float) -> str:
     return f"{value:+.3f}"
 
 
+def css(text: str) -> str:
+    """`text` quoted for a CSS attribute selector."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> None:
     index, runs = site
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -83,39 +88,46 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     page.goto(index.as_uri())
     page.wait_for_selector("#summary-table tbody tr")
 
-    # Default: the complete runs ranked by overall mean AUC over all tasks; the partial one apart, unranked.
-    assert column(page, "#summary-table", "rank") == ["1", "2", "3"]
+    # Default: the complete runs, sorted and ranked by Understanding (the order the table opens in), ESM (no
+    # family folds) unranked; the partial one apart, unranked.
+    assert page.get_attribute('#summary-table th[data-col="understanding"]', "aria-sort") == "descending"
+    assert column(page, "#summary-table", "rank") == ["1", "2", "\u2013"]
     assert column(page, "#summary-table", "tasks") == ["10 of 10"] * 3
+    assert column(page, "#summary-table", "familyTasks") == ["10 (9 in Understanding)"] * 2 + ["\u2013"]
     assert column(page, "#summary-table", "coverage") == ["100.0%"] * 3
     assert [m.split(" @")[0] for m in column(page, "#unranked-table", "model")] == [PARTIAL]
     assert column(page, "#unranked-table", "tasks") == ["2 of 10"]
     assert column(page, "#unranked-table", "note") == ["partial: 2 of 10 tasks, not ranked"]
     assert page.locator("#unranked-table td[data-col='rank']").count() == 0
+    assert page.locator("#family-section").is_hidden()  # no family-only run here
     assert all(cell.endswith(" (1 task)") for cell in column(page, "#summary-table", "cat:protein properties"))
     assert column(page, "#summary-table", "model")[0].startswith("sentence-transformers/all-MiniLM-L6-v2")
     minilm = MINILM
     assert column(page, "#summary-table", "overall")[0] == overall(runs, minilm)
     headers = page.locator("#summary-table thead th").all_inner_texts()
-    assert headers[2:9] == ["Overall", "Lift", "Family AUC", "Family lift", "Understanding", "Tasks", "Coverage"]
-    assert headers[9:14] == [
+    assert headers[2:10] == ["AUC (paper folds)", "Lift (paper folds)", "Tasks (paper folds)", "AUC (family folds)",
+                             "Lift (family folds)", "Understanding (family folds)", "Tasks (family folds)", "Coverage"]
+    assert headers[10:15] == [f"{c} (paper folds)" for c in (
         "genomic properties",
         "regulatory functions",
         "localization",
         "biological processes",
         "protein properties",
-    ]
+    )]
+    assert "by Understanding (family folds)" in page.get_attribute('#summary-table th[data-col="rank"]', "title")
+    assert page.inner_text("#understanding-out") == (
+        "Understanding leaves out 1 task: HLA class I vs class II (name control 0.950 \u2265 0.9 under family folds).")
 
-    # Family folds beside the paper folds: ranked by understanding (added over names over the tasks whose family-fold
-    # name control stays below 0.9, here all but HLA), with its bootstrap interval; ESM has no family-fold run.
-    assert page.get_attribute('#summary-table th[data-col="understanding"]', "aria-sort") == "descending"
+    # Family folds beside the paper folds: Understanding (added over names over the tasks no control solves under
+    # family folds, here all but HLA), with its bootstrap interval; ESM has no family-fold run.
     family_run = next(r for r in runs if r.model.id == minilm and r.folds == "family")
     added = [r.added_over_names.value for r in family_run.results if r.task.controls["name"] < 0.9]
     assert len(added) == len(family_run.results) - 1
-    views = leaderboard_data(runs)["family"][f"{minilm.replace('/', '__')}/main"]["understanding"]
-    low, high = views["||"][1:]
+    view = leaderboard_data(runs)["views"]["||"][f"{minilm.replace('/', '__')}/main"]["understanding"]
+    low, high = (float(v) for v in view[0].split("[")[1].rstrip("]").split(", "))
     assert low < np.mean(added) < high
     cells = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "understanding")))
-    assert cells[f"{minilm} @main"] == f"{signed(np.mean(added))} [{signed(low)}, {signed(high)}]"
+    assert cells[f"{minilm} @main"] == view[0] and view[0].startswith(signed(np.mean(added)) + " [")
     assert cells["facebook/esm2_t33_650M_UR50D @main"] == "\u2013"
     assert column(page, "#summary-table", "family")[0] == overall(runs, minilm, folds="family")
     lifts = [r.lift for r in family_run.results]
@@ -126,13 +138,27 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     assert family_lifts[2] == "\u2013" and float(family_lifts[0]) > float(family_lifts[1])
     page.click("#filter-reset")
 
-    # Sort by model name (ascending), then by overall (descending first, then ascending).
+    # Every per-task added-over-names cell reads back as its result file stores it: value and 95% interval.
+    shown = 0
+    for run in (r for r in runs if r.folds == "family"):
+        for result in run.results:
+            locator = page.locator(f'tr[data-task="{css(result.task.name)}"] '
+                                   f'td[data-col="model:{run.key}"] span[data-part="added"]')
+            stored = result.added_over_names
+            assert locator.inner_text() == (f"{signed(stored.value)} [{signed(stored.low)}, {signed(stored.high)}]"
+                                            if stored and stored.value is not None else "\u2013")
+            low, high = (float(v) for v in locator.inner_text().split("[")[1].rstrip("]").split(", "))
+            assert low <= high
+            shown += 1
+    assert shown == 2 * (len(TASKS) + 1)
+
+    # Sort by model name (ascending), then by paper-fold AUC (descending first, then ascending): Rank stays.
     page.click('#summary-table th[data-col="model"]')
     assert [m.split(" @")[0] for m in column(page, "#summary-table", "model")] == sorted(MODELS, key=str.lower)
     page.click('#summary-table th[data-col="overall"]')
-    assert column(page, "#summary-table", "rank") == ["1", "2", "3"]
+    assert column(page, "#summary-table", "rank") == ["1", "2", "\u2013"]
     page.click('#summary-table th[data-col="overall"]')
-    assert column(page, "#summary-table", "rank") == ["3", "2", "1"]
+    assert column(page, "#summary-table", "rank") == ["\u2013", "2", "1"]
     assert page.get_attribute('#summary-table th[data-col="overall"]', "aria-sort") == "ascending"
 
     # Filter by input modality and by model size.
@@ -145,14 +171,13 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
 
     # Filter by category: aggregates are recomputed over the selected tasks only.
     page.select_option("#filter-category", "regulatory functions")
-    assert page.locator("#summary-table thead th").all_inner_texts()[2:10] == [
-        "Overall", "Lift", "Family AUC", "Family lift", "Understanding", "Tasks", "Coverage", "regulatory functions"]
+    assert page.locator("#summary-table thead th").all_inner_texts()[10:11] == ["regulatory functions (paper folds)"]
     # a filtered view shows understanding over its own tasks, with its own interval
     cells = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "understanding")))
-    mean, low, high = views["regulatory functions||"]
-    assert cells[f"{minilm} @main"] == f"{signed(mean)} [{signed(low)}, {signed(high)}]"
-    assert mean == pytest.approx(np.mean([r.added_over_names.value for r in family_run.results
-                                          if r.task.category == "regulatory functions"]))
+    text = leaderboard_data(runs)["views"]["regulatory functions||"][f"{minilm.replace('/', '__')}/main"]
+    assert cells[f"{minilm} @main"] == text["understanding"][0]
+    assert text["understanding"][1] == pytest.approx(np.mean([
+        r.added_over_names.value for r in family_run.results if r.task.category == "regulatory functions"]))
     rows = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "overall")))
     assert rows[f"{minilm} @main"] == overall(runs, minilm, "regulatory functions")
     assert page.locator(".task-table").count() == 1
@@ -166,7 +191,7 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     # Per-task tables sort by a model's score.
     table = '.task-table[data-category="biological processes"]'
     page.click(f'{table} th[data-col="model:ctheodoris__Geneformer/main"]')
-    scores = [float(s.split(" ")[0]) for s in column(page, table, "model:ctheodoris__Geneformer/main")]
+    scores = [float(s.split(" ")[1]) for s in column(page, table, "model:ctheodoris__Geneformer/main")]
     assert scores == sorted(scores, reverse=True) and len(scores) == 2
 
     # Model rows link to metadata and results that exist beside the page.
@@ -179,8 +204,9 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     assert page.evaluate("window.__pwned") is None
     assert page.locator(".task-table img").count() == 0
     assert HOSTILE_TASK[0] in page.locator('.task-table[data-category="localization"]').inner_text()
-    assert page.locator("#figures img").count() == 1
-    assert page.evaluate("document.querySelector('#figures img').naturalWidth") > 100, "heatmap PNG loads"
+    assert page.locator("#figures figcaption").all_inner_texts() == [
+        f"Mean ROC AUC over tasks ({scheme} folds), models \u00d7 categories" for scheme in ("paper", "family")]
+    assert page.evaluate("[...document.querySelectorAll('#figures img')].map(i => i.naturalWidth)") > [100, 100]
     assert errors == []
 
     # At 1280 px nothing is cut off: the summary table scrolls inside its box, the page does not.
@@ -192,4 +218,31 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     shot = Path(os.environ.get("GENEBENCH_SCREENSHOT_DIR", tmp_path)) / "leaderboard.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page.close()
+
+
+def test_a_paper_only_and_a_family_only_run_are_never_ranked_together(browser, tmp_path: Path) -> None:
+    """A model scored under paper folds only and one under family folds only: each in its own table, ranked
+    (Rank 1) against its own scheme's runs alone, the family-only run's AUC never in a paper-fold column."""
+    root = tmp_path / "results"
+    write_model(root, MINILM, level=0.80, tasks=TASKS)
+    write_model(root, "ctheodoris/Geneformer", adapter="token", level=0.95, tasks=TASKS, scheme="family")
+    runs = validate_results(root)
+    index = build_site(runs, tmp_path / "site")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(index.as_uri())
+    page.wait_for_selector("#summary-table tbody tr")
+    assert [m.split(" @")[0] for m in column(page, "#summary-table", "model")] == [MINILM]
+    assert column(page, "#summary-table", "rank") == ["1"]
+    assert column(page, "#summary-table", "overall") == [overall(runs, MINILM)]
+    assert page.get_attribute('#summary-table th[data-col="overall"]', "aria-sort") == "descending"
+    assert page.locator("#family-section").is_visible()
+    assert [m.split(" @")[0] for m in column(page, "#family-table", "model")] == ["ctheodoris/Geneformer"]
+    assert column(page, "#family-table", "rank") == ["1"]
+    assert column(page, "#family-table", "overall") == [overall(runs, "ctheodoris/Geneformer", folds="family")]
+    headers = page.locator("#family-table thead th").all_inner_texts()
+    assert headers[2:6] == ["AUC (family folds)", "Lift (family folds)", "Understanding (family folds)",
+                            "Tasks (family folds)"]
+    assert not any("paper" in header for header in headers)
+    assert page.get_attribute('#family-table th[data-col="understanding"]', "aria-sort") == "descending"
     page.close()

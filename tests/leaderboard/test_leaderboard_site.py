@@ -44,8 +44,9 @@ def test_leaderboard_data_holds_main_scores(make_results) -> None:
     assert (esm["size"], esm["n_parameters"], esm["input"]) == ("medium", 650_000_000, "protein")
     assert esm["meta_href"] == "models/facebook__esm2_t33_650M_UR50D/main/model_meta.json"
     result = next(r for r in runs[1].results if r.task.name == "Pathways")
-    assert data["scores"][runs[1].key]["Pathways"] == [result.scores["roc_auc"].mean, result.scores["roc_auc"].std,
-                                                       result.lift]
+    score = result.scores["roc_auc"]
+    assert data["cells"][runs[1].key]["Pathways"] == {"own": [f"{score.mean:.3f} \u00b1 {score.std:.3f} (\u2013)",
+                                                              score.mean]}
 
 
 def test_skipped_task_has_no_score(make_results) -> None:
@@ -55,7 +56,8 @@ def test_skipped_task_has_no_score(make_results) -> None:
     document.update(scores={}, skipped="too few covered genes: 12 < 20")
     path.write_text(json.dumps(document))
     runs = validate_results(root)
-    assert leaderboard_data(runs)["scores"]["ctheodoris__Geneformer/main"]["HLA class I vs class II"] is None
+    assert leaderboard_data(runs)["cells"]["ctheodoris__Geneformer/main"]["HLA class I vs class II"] == {
+        "own": ["\u2013", None]}
 
 
 def test_build_site_writes_page_assets_figures_and_model_files(make_results, tmp_path: Path, caplog) -> None:
@@ -105,23 +107,32 @@ def test_family_folds_sit_beside_the_paper_folds_with_understanding(make_results
     data = leaderboard_data([*paper, *family])
     (model,) = data["models"]
     assert model["folds"] == "paper" and model["family_results_href"].endswith("results-family.json")
-    summary = data["family"][model["key"]]
     pathways = next(r for r in family[0].results if r.task.name == "Pathways")
-    assert summary["scores"]["Pathways"][:3] == [pathways.scores["roc_auc"].mean, pathways.lift,
-                                                 pathways.added_over_names.value]
-    # understanding leaves out HLA (its name control reaches 0.95); every vote here holds one task
+    added = pathways.added_over_names
+    assert data["cells"][model["key"]]["Pathways"]["family"] == [
+        f"{pathways.scores['roc_auc'].mean:.3f} \u00b1 {pathways.scores['roc_auc'].std:.3f} ({pathways.lift:+.3f})",
+        pathways.scores["roc_auc"].mean]
+    assert data["cells"][model["key"]]["Pathways"]["added"] == [
+        f"{added.value:+.3f} [{added.low:+.3f}, {added.high:+.3f}]", added.value]
+    # understanding leaves out HLA (its name control reaches 0.95), and says why; every vote here holds one task
+    assert data["understanding_out"] == [
+        ["HLA class I vs class II", "name control 0.950 \u2265 0.9 under family folds"]]
+    views = {key: view[model["key"]]["understanding"] for key, view in data["views"].items()}
     kept = [r.added_over_names.value for r in family[0].results if r.task.name != "HLA class I vs class II"]
-    low, high = summary["understanding"]["||"][1:]
-    assert summary["understanding"]["||"][0] == pytest.approx(np.mean(kept)) and low < np.mean(kept) < high
+    low, high = (float(v) for v in views["||"][0].split("[")[1].rstrip("]").split(", "))
+    assert views["||"][1] == pytest.approx(np.mean(kept)) and low < np.mean(kept) < high
     # each filter view has its own interval: one category's tasks only, and none left where no task stays
     regulatory = [r.added_over_names.value for r in family[0].results if r.task.category == "regulatory functions"]
-    view = summary["understanding"]["regulatory functions||"]
-    assert view[0] == pytest.approx(np.mean(regulatory)) and view[1] < view[0] < view[2]
-    assert view[2] - view[1] > high - low  # fewer tasks, a wider interval
-    assert summary["understanding"]["genomic properties|binary|"][0] == pytest.approx(
+    view = views["regulatory functions||"]
+    view_low, view_high = (float(v) for v in view[0].split("[")[1].rstrip("]").split(", "))
+    assert view[1] == pytest.approx(np.mean(regulatory)) and view_low < view[1] < view_high
+    assert view_high - view_low > high - low  # fewer tasks, a wider interval
+    assert views["genomic properties|binary|"][1] == pytest.approx(
         next(r.added_over_names.value for r in family[0].results if r.task.name.startswith("Dosage")))
-    assert summary["understanding"]["protein properties|categorical|"] == [None, None, None]
-    assert next(t for t in data["tasks"] if t["name"] == "HLA class I vs class II")["family_name_control"] == 0.95
+    assert views["protein properties|derived binary|"][0] != "\u2013"
+    assert views["protein properties|categorical|"] == ["\u2013", None]
+    hla = next(t for t in data["tasks"] if t["name"] == "HLA class I vs class II")
+    assert hla["shortcut"] and hla["best_control"] == "name 0.950 (family folds)"
     index = build_site([*paper, *family], tmp_path / "site")
     folder = index.parent / "models" / "ctheodoris__Geneformer" / "main"
     assert json.loads((folder / "results-family.json").read_text())[0]["probe"]["folds"] == "family"

@@ -95,13 +95,13 @@ def test_a_folder_mixing_two_runs_is_refused_by_report_and_compare(cli, results_
 
 
 def test_another_data_revision_is_never_mixed(cli, results_copy, data_copy, tmp_path):
-    from genebench.build import _commit_manifest
     from genebench.data import read_manifest
+    from genebench.data_folder import commit_manifest
 
     manifest = read_manifest(data_copy)
     (data_copy / "descriptions" / "refseq.parquet").unlink()
     manifest["files"].pop("descriptions/refseq.parquet")
-    _commit_manifest(data_copy, manifest)  # a different, valid data revision
+    commit_manifest(data_copy, manifest)  # a different, valid data revision
     before = snapshot(results_copy)
     outcome = cli("run", "--input", "random", "--data", data_copy, "--tasks", TASK, "--out", results_copy)
     fails(outcome, "run", "from another run", "data revision")

@@ -131,3 +131,100 @@ def test_folds_family_over_only_skipped_family_tasks_names_the_reason(reader, cl
                paper_only).code == 0
     fails(cli(reader, paper_only, *args, "--folds", "family"), reader, "found only ['paper']; run the model with "
           "--folds family first")
+
+
+def _family_file(results: Path) -> Path:
+    """The family-fold result of "TF vs non-TF" (added over names computed) in a run's folder."""
+    return next(p for p in (results / "folds-family").rglob("TF_vs_non-TF*.json"))
+
+
+def _outside(document: dict) -> None:
+    document["added_over_names"].update(value=0.5, low=-0.001, high=0.001)
+
+
+def _seven(document: dict) -> None:
+    document["added_over_names"]["value"] = 7.0
+
+
+def _shifted(document: dict) -> None:  # value, interval and draws moved together, off combined - names
+    added = document["added_over_names"]
+    added.update(value=added["value"] + 0.3, low=added["low"] + 0.3, high=added["high"] + 0.3,
+                 draws=[round(d + 0.3, 4) for d in added["draws"]])
+
+
+def _no_draws(document: dict) -> None:
+    document["added_over_names"]["draws"] = []
+
+
+def _nan_draw(document: dict) -> None:
+    document["added_over_names"]["draws"][3] = float("nan")
+
+
+def _draws_elsewhere(document: dict) -> None:  # draws that disagree with the interval
+    document["added_over_names"]["draws"] = [d + 0.01 for d in document["added_over_names"]["draws"]]
+
+
+def _null_no_reason(document: dict) -> None:
+    document["added_over_names"].update(value=None, low=None, high=None, names=None, combined=None, draws=[])
+
+
+def _combined_off(document: dict) -> None:
+    document["added_over_names"]["combined"] = document["added_over_names"]["names"] - 0.2
+
+
+def _interval_out_of_range(document: dict) -> None:
+    document["added_over_names"].update(value=1.5, low=1.2, high=1.8, combined=2.4,
+                                        draws=[1.5] * len(document["added_over_names"]["draws"]))
+
+
+ADDED = {"value outside its interval": (_outside, "value 0.5 lies outside its interval [-0.001, 0.001]"),
+         "value 7.0": (_seven, "value 7.0 lies outside its interval"),
+         "value, interval and draws shifted by 0.3": (_shifted, "expected two AUCs in [0, 1] with combined minus "
+                                                                "names the value"),
+         "empty draws": (_no_draws, "expected n_boot (200) finite draws in [-1, 1], found 0"),
+         "a NaN draw": (_nan_draw, "expected n_boot (200) finite draws in [-1, 1], found 200"),
+         "draws off the interval": (_draws_elsewhere, "is not its draws' 2.5% and 97.5% quantiles"),
+         "null value without a reason": (_null_no_reason, "value is null with no reason"),
+         "combined minus names not the value": (_combined_off, "with combined minus names the value"),
+         "interval outside [-1, 1]": (_interval_out_of_range, "expected -1 <= low <= high <= 1")}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("damage", ADDED)
+def test_damaged_added_over_names_is_refused_by_every_reader(damage, reader, cli, results_copy, tmp_path):
+    change, fragment = ADDED[damage]
+    _edit(_family_file(results_copy), change)
+    _refused_everywhere(cli, results_copy, tmp_path, reader, "added_over_names: ", fragment)
+
+
+@pytest.mark.parametrize("reader", ["report", "compare"])
+def test_a_family_result_edited_to_claim_paper_folds_is_refused(reader, cli, results_copy, tmp_path):
+    """Was `ValueError: too many values to unpack` in `_merge_copies`."""
+    _edit(_family_file(results_copy), lambda d: d["probe"].update(folds="paper"))
+    _refused_everywhere(cli, results_copy, tmp_path, reader, "expected family folds in its folder, found "
+                        "probe.folds 'paper'")
+
+
+@pytest.mark.parametrize("reader", ["report", "compare"])
+def test_one_model_run_on_two_data_revisions_given_as_two_folders_is_refused(reader, cli, results_copy, tmp_path):
+    """Was `ValueError: too many values to unpack` in `_merge_copies`."""
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(results_copy, other)
+    for path in paper_result_files(other):
+        _edit(path, lambda d: d["dataset_revision"].update(data_hash="0" * 16))
+    before = snapshot(results_copy), snapshot(other)
+    args = ("--out", tmp_path / "report") if reader == "report" else ("--a", "genebench/random-256", "--b", "x/y")
+    fails(cli(reader, results_copy, other, *args), reader, "has paper-fold results of two runs (data revision",
+          "pass one run")
+    assert (snapshot(results_copy), snapshot(other)) == before
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_result_copied_twice_into_one_folder_is_refused(cli, results_copy, tmp_path):
+    import shutil
+
+    copy = results_copy / "backup" / "genebench__random-256" / "seed=0"
+    shutil.copytree(paper_result_files(results_copy)[0].parent, copy)
+    _refused_everywhere(cli, results_copy, tmp_path, "report", "has two results for task", "keep one")

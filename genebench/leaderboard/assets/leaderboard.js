@@ -1,15 +1,23 @@
 // genebench leaderboard: renders the embedded JSON with DOM text nodes only (never innerHTML).
+// Every number shown is a cell of that JSON, [text, sort value], written by genebench.results' formatters from the
+// stored results (genebench.leaderboard.site): this script shows, filters and sorts cells, and computes none.
 (function () {
   "use strict";
 
   var data = JSON.parse(document.getElementById("leaderboard-data").textContent);
   var FILTERS = ["category", "type", "modality", "size"];
-  var state = {
-    category: "", type: "", modality: "", size: "", flagged: false,
-    summarySort: data.models.some(function (m) { return data.family[m.key]; }) ? { col: "understanding", desc: true }
-      : { col: "rank", desc: false },
-    unrankedSort: { col: "overall", desc: true }, taskSort: {}
+  var DASH = "\u2013";
+  // One table per fold scheme a run is listed under: runs are ranked and sorted only against runs of their table.
+  var SECTIONS = {
+    paper: { ranked: "summary-table", unranked: "unranked-table", columns: [
+      ["overall", "AUC (paper folds)"], ["lift", "Lift (paper folds)"], ["tasks", "Tasks (paper folds)"],
+      ["family", "AUC (family folds)"], ["familyLift", "Lift (family folds)"],
+      ["understanding", "Understanding (family folds)"], ["familyTasks", "Tasks (family folds)"]], scheme: "paper" },
+    family: { ranked: "family-table", unranked: null, columns: [
+      ["overall", "AUC (family folds)"], ["lift", "Lift (family folds)"],
+      ["understanding", "Understanding (family folds)"], ["tasks", "Tasks (family folds)"]], scheme: "family" }
   };
+  var state = { category: "", type: "", modality: "", size: "", flagged: false, sorts: {}, taskSort: {} };
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -18,30 +26,33 @@
     return node;
   }
 
-  // A mean over one task has no spread to show: "0.840 (1 task)", never "± 0.000".
-  function fmt(cell) {
-    if (!cell) { return "\u2013"; }
-    return cell.n === 1 ? cell.mean.toFixed(3) + " (1 task)" : cell.mean.toFixed(3) + " \u00b1 " + cell.std.toFixed(3);
+  function text(cell) { return cell ? cell[0] : DASH; }
+  function value(cell) { return cell ? cell[1] : null; }
+
+  function viewKey() { return state.category + "|" + state.type + "|" + (state.flagged ? "1" : ""); }
+  function cells(model) { return (data.views[viewKey()] || {})[model.key] || {}; }
+
+  // The column a table opens sorted by, which its Rank follows: Understanding where a run of the table has it.
+  function openingColumn(section) {
+    var any = data.models.some(function (m) {
+      return m.section === section && value((data.views["||"][m.key] || {}).understanding) !== null;
+    });
+    return any ? "understanding" : "overall";
   }
 
-  function fmtLift(lift) {
-    return lift === null || lift === undefined ? "\u2013" : (lift >= 0 ? "+" : "") + lift.toFixed(3);
+  Object.keys(SECTIONS).forEach(function (section) {
+    var col = openingColumn(section);
+    SECTIONS[section].rankBy = col;
+    state.sorts[SECTIONS[section].ranked] = { col: col, desc: true };
+    if (SECTIONS[section].unranked) { state.sorts[SECTIONS[section].unranked] = { col: "overall", desc: true }; }
+  });
+
+  function columnLabel(section, col) {
+    var found = SECTIONS[section].columns.filter(function (c) { return c[0] === col; })[0];
+    return found ? found[1] : col;
   }
 
-  function meanStd(values) {
-    if (!values.length) { return null; }
-    var mean = values.reduce(function (a, b) { return a + b; }, 0) / values.length;
-    var variance = values.reduce(function (a, b) { return a + (b - mean) * (b - mean); }, 0) / values.length;
-    return { mean: mean, std: Math.sqrt(variance), n: values.length };
-  }
-
-  function fmtAdded(value, interval) {
-    if (value === null || value === undefined) { return "\u2013"; }
-    var text = fmtLift(value);
-    return interval ? text + " [" + fmtLift(interval[1]) + ", " + fmtLift(interval[2]) + "]" : text;
-  }
-
-  // Incomplete tasks stay out of every mean, as in `genebench report`.
+  // Incomplete tasks stay out of every table, as in `genebench report`.
   function selectedTasks() {
     return data.tasks.filter(function (t) {
       return !t.incomplete && (!state.category || t.category === state.category) &&
@@ -55,45 +66,6 @@
     });
   }
 
-  // A multi-label parent and its derived labels share one vote: their scores are averaged first, then the votes
-  // (genebench.results.summarised_rows). n counts votes, tasks the scored tasks.
-  function voteMean(scores, tasks, index) {
-    var votes = {}, order = [], n = 0;
-    tasks.forEach(function (t) {
-      var s = scores[t.name];
-      if (!s || s[index] === null || s[index] === undefined) { return; }
-      var vote = t.parent || t.name;
-      if (!votes[vote]) { votes[vote] = []; order.push(vote); }
-      votes[vote].push(s[index]);
-      n += 1;
-    });
-    var summary = meanStd(order.map(function (v) { return meanStd(votes[v]).mean; }));
-    if (summary) { summary.tasks = n; }
-    return summary;
-  }
-
-  function aggregate(model, tasks) {
-    return voteMean(data.scores[model.key] || {}, tasks, 0);
-  }
-
-  function meanLift(model, tasks) {
-    var summary = voteMean(data.scores[model.key] || {}, tasks, 2);
-    return summary && summary.mean;
-  }
-
-  function familyScores(model) {
-    return (data.family[model.key] || {}).scores || {};
-  }
-
-  // Understanding: added over names over the tasks whose name control stays below the shortcut line under family
-  // folds, with its interval (a bootstrap over genes), computed for every view of the filters (site.py
-  // understanding_views); [mean, low, high] or null.
-  function understanding(model) {
-    var views = (data.family[model.key] || {}).understanding || {};
-    var view = views[state.category + "|" + state.type + "|" + (state.flagged ? "1" : "")];
-    return view && view[0] !== null ? view : null;
-  }
-
   function compare(a, b, desc) {
     var missingA = a === null || a === undefined, missingB = b === null || b === undefined;
     if (missingA || missingB) { return missingA === missingB ? 0 : (missingA ? 1 : -1); }
@@ -101,8 +73,9 @@
     return desc ? -order : order;
   }
 
-  function sortableHeader(row, col, label, sort, onSort) {
+  function sortableHeader(row, col, label, sort, onSort, title) {
     var th = el("th", { "data-col": col, scope: "col", tabindex: "0" }, label);
+    if (title) { th.setAttribute("title", title); }
     if (sort.col === col) { th.setAttribute("aria-sort", sort.desc ? "descending" : "ascending"); }
     th.addEventListener("click", function () { onSort(col); });
     row.appendChild(th);
@@ -112,47 +85,39 @@
     if (sort.col === col) { sort.desc = !sort.desc; } else { sort.col = col; sort.desc = defaultDesc; }
   }
 
-  // Only runs holding every task of one data revision are ranked; the others get a table of their own.
   function renderSummary(tasks, models) {
-    var unranked = models.filter(function (m) { return !m.ranked; });
-    fillSummary("summary-table", state.summarySort, tasks, models.filter(function (m) { return m.ranked; }), true);
-    document.getElementById("unranked").hidden = !unranked.length;
-    fillSummary("unranked-table", state.unrankedSort, tasks, unranked, false);
-  }
-
-  function tasksCell(row, tasks) {
-    var filtered = tasks.length !== data.tasks.length;
-    return (row.overall ? row.overall.tasks : 0) + " of " + (filtered ? tasks.length : row.model.n_expected);
-  }
-
-  function fillSummary(tableId, sort, tasks, models, ranked) {
-    var categories = data.categories.filter(function (c) { return tasks.some(function (t) { return t.category === c; }); });
-    var rows = models.map(function (m) {
-      var family = familyScores(m);
-      var row = { model: m, overall: aggregate(m, tasks), lift: meanLift(m, tasks), byCategory: {},
-                  familyAuc: voteMean(family, tasks, 0), familyLift: (voteMean(family, tasks, 1) || {}).mean,
-                  understanding: understanding(m) };
-      categories.forEach(function (c) {
-        row.byCategory[c] = aggregate(m, tasks.filter(function (t) { return t.category === c; }));
-      });
-      return row;
+    Object.keys(SECTIONS).forEach(function (section) {
+      var spec = SECTIONS[section];
+      var mine = models.filter(function (m) { return m.section === section; });
+      var ranked = spec.unranked ? mine.filter(function (m) { return m.ranked; }) : mine;
+      fillSummary(spec.ranked, section, tasks, ranked, true);
+      if (spec.unranked) {
+        var unranked = mine.filter(function (m) { return !m.ranked; });
+        document.getElementById("unranked").hidden = !unranked.length;
+        fillSummary(spec.unranked, section, tasks, unranked, false);
+      } else {
+        document.getElementById(section + "-section").hidden = !data.models.some(function (m) {
+          return m.section === section;
+        });
+      }
     });
-    rows.slice().sort(function (a, b) { return compare(a.overall && a.overall.mean, b.overall && b.overall.mean, true); })
-      .forEach(function (row, i) { row.rank = ranked && row.overall ? i + 1 : null; });
+  }
+
+  function fillSummary(tableId, section, tasks, models, ranked) {
+    var spec = SECTIONS[section], sort = state.sorts[tableId];
+    var categories = data.categories.filter(function (c) { return tasks.some(function (t) { return t.category === c; }); });
+    var rows = models.map(function (m) { return { model: m, cells: cells(m) }; });
+    // Rank: the order the table opens in (spec.rankBy), among the complete runs of this table that have that score.
+    rows.filter(function (row) { return ranked && row.model.ranked && value(row.cells[spec.rankBy]) !== null; })
+      .sort(function (a, b) { return compare(value(a.cells[spec.rankBy]), value(b.cells[spec.rankBy]), true); })
+      .forEach(function (row, i) { row.rank = i + 1; });
     var key = function (row) {
       if (sort.col === "rank") { return row.rank; }
       if (sort.col === "model") { return row.model.id + "@" + row.model.revision; }
       if (sort.col === "input") { return row.model.modality; }
       if (sort.col === "size") { return row.model.n_parameters; }
-      if (sort.col === "overall") { return row.overall && row.overall.mean; }
-      if (sort.col === "lift") { return row.lift; }
-      if (sort.col === "family") { return row.familyAuc && row.familyAuc.mean; }
-      if (sort.col === "familyLift") { return row.familyLift; }
-      if (sort.col === "understanding") { return row.understanding && row.understanding[0]; }
-      if (sort.col === "tasks") { return row.overall ? row.overall.tasks : 0; }
       if (sort.col === "coverage") { return row.model.coverage; }
-      var cell = row.byCategory[sort.col.slice(4)];
-      return cell && cell.mean;
+      return value(row.cells[sort.col]);
     };
     rows.sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.rank, b.rank, false); });
 
@@ -160,16 +125,16 @@
     table.textContent = "";
     var head = el("tr");
     var onSort = function (col) { toggle(sort, col, !["rank", "model", "input"].includes(col)); render(); };
-    if (ranked) { sortableHeader(head, "rank", "Rank", sort, onSort); }
+    if (ranked) {
+      sortableHeader(head, "rank", "Rank", sort, onSort, "by " + columnLabel(section, spec.rankBy) +
+        ", the order the table opens in; ranked against the runs of this table only");
+    }
     sortableHeader(head, "model", "Model", sort, onSort);
-    sortableHeader(head, "overall", "Overall", sort, onSort);
-    sortableHeader(head, "lift", "Lift", sort, onSort);
-    sortableHeader(head, "family", "Family AUC", sort, onSort);
-    sortableHeader(head, "familyLift", "Family lift", sort, onSort);
-    sortableHeader(head, "understanding", "Understanding", sort, onSort);
-    sortableHeader(head, "tasks", "Tasks", sort, onSort);
+    spec.columns.forEach(function (c) { sortableHeader(head, c[0], c[1], sort, onSort); });
     sortableHeader(head, "coverage", "Coverage", sort, onSort);
-    categories.forEach(function (c) { sortableHeader(head, "cat:" + c, c, sort, onSort); });
+    categories.forEach(function (c) {
+      sortableHeader(head, "cat:" + c, c + " (" + spec.scheme + " folds)", sort, onSort);
+    });
     sortableHeader(head, "input", "Input", sort, onSort);
     sortableHeader(head, "size", "Size", sort, onSort);
     if (!ranked) { head.appendChild(el("th", { scope: "col" }, "Why not ranked")); }
@@ -179,19 +144,15 @@
     rows.forEach(function (row) {
       var m = row.model;
       var tr = el("tr", { "data-model": m.key });
-      if (ranked) { tr.appendChild(el("td", { "data-col": "rank" }, row.rank === null ? "\u2013" : row.rank)); }
+      if (ranked) { tr.appendChild(el("td", { "data-col": "rank" }, row.rank ? row.rank : DASH)); }
       var name = tr.appendChild(el("td", { "data-col": "model" }));
       name.appendChild(el("span", { class: "model-id" }, m.id));
       name.appendChild(el("span", { class: "muted revision", title: m.revision }, " @" + m.revision.slice(0, 12)));
-      tr.appendChild(el("td", { "data-col": "overall", class: "overall" }, fmt(row.overall)));
-      tr.appendChild(el("td", { "data-col": "lift" }, fmtLift(row.lift)));
-      tr.appendChild(el("td", { "data-col": "family" }, fmt(row.familyAuc)));
-      tr.appendChild(el("td", { "data-col": "familyLift" }, fmtLift(row.familyLift)));
-      tr.appendChild(el("td", { "data-col": "understanding" },
-        row.understanding ? fmtAdded(row.understanding[0], row.understanding) : "\u2013"));
-      tr.appendChild(el("td", { "data-col": "tasks" }, tasksCell(row, tasks)));
-      tr.appendChild(el("td", { "data-col": "coverage" }, (100 * m.coverage).toFixed(1) + "%"));
-      categories.forEach(function (c) { tr.appendChild(el("td", { "data-col": "cat:" + c }, fmt(row.byCategory[c]))); });
+      spec.columns.forEach(function (c) { tr.appendChild(el("td", { "data-col": c[0] }, text(row.cells[c[0]]))); });
+      tr.appendChild(el("td", { "data-col": "coverage" }, m.coverage_text));
+      categories.forEach(function (c) {
+        tr.appendChild(el("td", { "data-col": "cat:" + c }, text(row.cells["cat:" + c])));
+      });
       tr.appendChild(el("td", { "data-col": "input", title: m.license ? "licence: " + m.license : "" }, m.modality));
       tr.appendChild(el("td", { "data-col": "size" }, m.size_label));
       if (!ranked) { tr.appendChild(el("td", { "data-col": "note" }, m.note)); }
@@ -210,6 +171,20 @@
     });
   }
 
+  function scoreCell(model, task) {
+    var mine = (data.cells[model.key] || {})[task.name] || {};
+    var td = el("td", { "data-col": "model:" + model.key });
+    var parts = [["own", model.section === "paper" ? "paper " : "family "], ["family", "; family "],
+                 ["added", "; added "]];
+    parts.forEach(function (part) {
+      if (!mine[part[0]]) { return; }
+      td.appendChild(document.createTextNode(part[1]));
+      td.appendChild(el("span", { "data-part": part[0] }, text(mine[part[0]])));
+    });
+    if (!td.childNodes.length) { td.textContent = DASH; }
+    return td;
+  }
+
   function renderTaskTables(tasks, models) {
     var container = document.getElementById("task-tables");
     container.textContent = "";
@@ -221,8 +196,7 @@
         if (sort.col === "task") { return t.name; }
         if (sort.col === "type") { return t.type; }
         if (sort.col === "genes") { return t.n_entities; }
-        var score = (data.scores[sort.col.slice(6)] || {})[t.name];
-        return score ? score[0] : null;
+        return value(((data.cells[sort.col.slice(6)] || {})[t.name] || {}).own);
       };
       rows = rows.slice().sort(function (a, b) { return compare(key(a), key(b), sort.desc) || compare(a.name, b.name, false); });
       var details = container.appendChild(el("details", { open: "" }));
@@ -233,29 +207,20 @@
       var onSort = function (col) { toggle(sort, col, col.indexOf("model:") === 0); render(); };
       sortableHeader(head, "task", "Task", sort, onSort);
       sortableHeader(head, "type", "Type", sort, onSort);
-      sortableHeader(head, "genes", "Genes", sort, onSort);
+      sortableHeader(head, "genes", "Genes or pairs", sort, onSort);
       models.forEach(function (m) { sortableHeader(head, "model:" + m.key, m.id, sort, onSort); });
       table.appendChild(el("thead")).appendChild(head);
       var body = table.appendChild(el("tbody"));
       rows.forEach(function (t) {
         var tr = body.appendChild(el("tr", { "data-task": t.name }));
         var name = tr.appendChild(el("td", { "data-col": "task" }, t.name));
-        if (t.shortcut) {
-          name.appendChild(el("span", { class: "shortcut", title: "shortcut-solvable: the " + t.best_control.name +
-            " control reaches AUC " + t.best_control.score.toFixed(3) }, " \u2691 " + t.best_control.name + " " +
-            t.best_control.score.toFixed(3)));
+        if (t.shortcut && t.best_control) {
+          name.appendChild(el("span", { class: "shortcut", title: "shortcut-solvable: a control reaches AUC " +
+            data.shortcut_auc + " under a fold scheme" }, " \u2691 " + t.best_control));
         }
         tr.appendChild(el("td", { "data-col": "type" }, t.type));
-        tr.appendChild(el("td", { "data-col": "genes" }, t.n_entities));
-        models.forEach(function (m) {
-          var score = (data.scores[m.key] || {})[t.name], family = familyScores(m)[t.name];
-          var text = score ? fmt({ mean: score[0], std: score[1] }) + " (" + fmtLift(score[2]) + ")" : "\u2013";
-          if (family) {
-            text += "; family " + family[0].toFixed(3) + " (" + fmtLift(family[1]) + "), added " +
-              fmtAdded(family[2], family[2] === null ? null : family);
-          }
-          tr.appendChild(el("td", { "data-col": "model:" + m.key }, text));
-        });
+        tr.appendChild(el("td", { "data-col": "genes" }, t.entities));
+        models.forEach(function (m) { tr.appendChild(scoreCell(m, t)); });
       });
     });
   }
@@ -268,6 +233,15 @@
       img.src = f.src;
       figure.appendChild(el("figcaption", {}, f.caption));
     });
+  }
+
+  function renderLeftOut() {
+    var note = document.getElementById("understanding-out");
+    note.hidden = !data.understanding_out.length;
+    note.textContent = "Understanding leaves out " + data.understanding_out.length + " task" +
+      (data.understanding_out.length === 1 ? "" : "s") + ": " + data.understanding_out.map(function (t) {
+        return t[0] + " (" + t[1] + ")";
+      }).join("; ") + ".";
   }
 
   function render() {
@@ -302,8 +276,9 @@
 
   document.getElementById("provenance").textContent =
     "Generated " + data.generated + " from " + data.models.length + " model runs; data revision " +
-    data.data_revisions.join(", ") + ". Ranked: runs holding every task of the data revision.";
+    data.data_revisions.join(", ") + ". Ranked: runs holding every task of the data revision, within their fold scheme.";
   setupFilters();
   renderFigures();
+  renderLeftOut();
   render();
 }());
