@@ -1,4 +1,4 @@
-"""What a model adds over a gene's name: the "added over names" score, with a bootstrap over genes.
+"""What a model adds over a gene's name: the "added over names" score, with a bootstrap over gene families.
 
 Under family folds, the name control's held-out logit for each row (`BenchmarkData.control_predictions`) is held
 fixed as an offset, and a two-parameter logistic fit, ``logit P(y) = name logit + a + b * logit(model score)``,
@@ -12,9 +12,9 @@ Uncertainty is a cluster bootstrap over HGNC gene families, the units family fol
 family are not independent draws): family f's Poisson(1) weight in draw b is a fixed function of (f, b, seed), so
 draws pair across tasks and models and a mean over tasks has a CI from the per-draw means (`mean_with_ci`). Each
 draw also refits the stacking slope of every fold under its weights, so the interval holds the refit's variance
-as well as the held-out rows'. A draw is the first-order (influence-function) expansion of the weighted AUC
-difference in the weights, one matrix product per task, plus the change of each fold's AUC at the draw's refitted
-slope (exact AUCs on a grid of slopes, interpolated); `tests/test_added.py` pins it against the exact weighted
+as well as the held-out rows'. A draw is the first-order (influence-function) expansion in the weights of the
+weighted AUC difference and of each fold's slope, one matrix product per task, the AUC moving with the slope as
+exact AUCs on a grid of slopes say (`_refit_shifts`); `tests/test_added.py` pins it against the exact weighted
 AUC, and `benchmarks/bench_understanding.py` measures its coverage on random vectors.
 """
 
@@ -37,7 +37,8 @@ N_BOOT = 200
 """Bootstrap draws per task by default."""
 _CLIP = 1e-7
 _GRID = 5
-"""Slopes per fold and column at which a draw's refitted slope has its AUC computed exactly (besides the fitted one)."""
+"""Slopes per fold and column, spanning the draws' refitted ones, at which the AUC is computed exactly (besides the
+fitted one) to find how fast it moves with the slope."""
 METHODS = {
     "family bootstrap, slopes refitted": "Poisson(1) weights per HGNC gene family; each draw refits the stacking "
                                           "slope of every fold (the default)",
@@ -245,10 +246,10 @@ def _stacked(y: np.ndarray, offset: np.ndarray, x: np.ndarray, folds: np.ndarray
 def _refit_shifts(y: np.ndarray, names: np.ndarray, x: np.ndarray, folds: np.ndarray, units: np.ndarray,
                   slopes: _Slopes, n_boot: int, seed: int) -> np.ndarray:
     """Each draw's change of the fold-mean AUC when every fold's stacking slope is refitted under the draw's unit
-    weights, shape (n_boot,). A refitted slope is the fitted one plus its first-order change (one Newton step,
-    linear in the weights, so `bootstrap_shifts`' exact product); each fold's positive-weighted AUC of
-    ``names + slope * x`` is computed exactly at `_GRID` slopes spanning the draws and at the fitted one, and
-    interpolated at each draw's."""
+    weights, to first order, shape (n_boot,). A refitted slope is the fitted one plus its first-order change (one
+    Newton step, linear in the weights, so `bootstrap_shifts`' exact product); a fold's positive-weighted AUC of
+    ``names + slope * x`` moves with it by its least-squares slope over exact AUCs at `_GRID` slopes spanning the
+    draws and the fitted one (an AUC is a step function of the slope, so no derivative at one point)."""
     n_folds, n_columns = slopes.slope.shape
     fold_index = np.searchsorted(slopes.fold_ids, folds)
     parts = np.concatenate([slopes.residual, slopes.residual * x], axis=1)  # (n, 2 * n_columns)
@@ -271,11 +272,11 @@ def _refit_shifts(y: np.ndarray, names: np.ndarray, x: np.ndarray, folds: np.nda
         high = np.maximum(refitted[k].max(axis=0), slopes.slope[k])
         grid = np.vstack([low + t * (high - low) for t in np.linspace(0.0, 1.0, _GRID)] + [slopes.slope[k]])
         aucs = np.stack([_column_aucs(y[at], names[at] + g * x[at]) for g in grid])  # (_GRID + 1, n_columns)
-        weight = np.where(defined, positives, 0.0) / positives[defined].sum()
-        for c in np.flatnonzero(defined & (high > low)):
-            order = np.argsort(grid[:, c], kind="stable")
-            at_draw = np.interp(refitted[k, :, c], grid[order, c], aucs[order, c])
-            shifts += weight[c] * (at_draw - aucs[-1, c])
+        weight = np.where(defined & (high > low), positives, 0.0) / positives[defined].sum()
+        centred = grid - grid.mean(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            moves = (centred * aucs).sum(axis=0) / (centred * centred).sum(axis=0)  # AUC per unit of slope
+        shifts += (refitted[k] - slopes.slope[k]) @ np.where(weight > 0, weight * moves, 0.0)
     return shifts / max(scored, 1)
 
 
