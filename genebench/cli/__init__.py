@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import importlib
 import logging
@@ -32,7 +33,7 @@ _DEBUG_HELP = "show tracebacks and debug logs (before or after the subcommand)"
 DESCRIPTION = """\
 genebench: does your model understand genes?
 
-Scores a model's gene representations with linear probes on hundreds of curated gene properties
+Scores a model's gene representations with linear probes on 130 curated gene properties
 (genomic properties, regulatory functions, localization, biological processes, protein properties).
 
 Start here:
@@ -63,6 +64,19 @@ def _accept_debug_anywhere(subparsers: argparse._SubParsersAction) -> None:
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):
                 _accept_debug_anywhere(action)
+
+
+def _refuse_unknown(parser: argparse.ArgumentParser, argv: list[str], extras: list[str]) -> None:
+    """Exit with the (sub)command's usage and one line naming the unknown arguments and the closest option."""
+    command = parser
+    for token in argv:  # the deepest subcommand named
+        actions = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        if actions and token in actions[0].choices:
+            command = actions[0].choices[token]
+    options = [option for action in command._actions for option in action.option_strings]
+    unknown = next((extra.split("=")[0] for extra in extras if extra.startswith("-")), None)
+    close = difflib.get_close_matches(unknown, options, n=1, cutoff=0.6) if unknown else []
+    command.error(f"unrecognized arguments: {' '.join(extras)}" + (f"; did you mean {close[0]}?" if close else ""))
 
 
 class _OncePerRecord(logging.Filter):
@@ -102,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn genebench errors into one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_unknown(parser, argv, extras)
     _configure_logging(args.debug)
     try:
         with warnings.catch_warnings():

@@ -68,12 +68,34 @@ def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
     return RayEngine(args.ray_address, **({"chunk_size": args.chunk_size} if args.chunk_size else {}))
 
 
-def selected_tasks(args: argparse.Namespace, data, folds: str = "paper") -> list:
-    """Task metadata chosen by the task-selection options, in registry order, with fold scheme `folds`' controls."""
+def task_selection(args: argparse.Namespace):
+    """The `TaskSelection` of the task-selection options."""
     from genebench.tasks.selection import TaskSelection
 
     return TaskSelection(tasks=args.tasks, family=args.family, category=args.category, type=args.type,
-                         no_derived=args.no_derived).select(data, folds)
+                         no_derived=args.no_derived)
+
+
+def selected_tasks(selection, data, folds: str = "paper") -> list:
+    """Task metadata chosen by `selection` (the options' `argparse.Namespace`, or a `TaskSelection`), in registry
+    order, with fold scheme `folds`' controls.
+
+    Raises:
+        GenebenchError: a --tasks value that is a category, task family or task type: the option to use instead.
+    """
+    from genebench.errors import GenebenchError
+
+    if isinstance(selection, argparse.Namespace):
+        selection = task_selection(selection)
+    kinds = {**{t: "--type" for t in TASK_TYPES}, **{f: "--family" for f in data.families},
+             **{c: "--category" for c in CATEGORIES}}
+    known = {meta.name for meta in data.tasks(folds)}
+    for name in selection.tasks or ():
+        if name not in known and name in kinds:
+            what = kinds[name].removeprefix("--").replace("family", "task family").replace("type", "task type")
+            raise GenebenchError(f"--tasks '{name}': expected task names, found a {what}; use {kinds[name]} "
+                                 f"'{name}' (`genebench tasks {kinds[name]} '{name}'` lists its tasks).")
+    return selection.select(data, folds)
 
 
 def open_data_from_args(args: argparse.Namespace):
