@@ -80,8 +80,8 @@ class AddedOverNames(BaseModel):
     skipped: str | None = None
 
 
-def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, name_scores: np.ndarray, *,
-                     families: Mapping[str, str] | None = None, refit: bool = True, n_boot: int = N_BOOT,
+def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, name_scores: np.ndarray,
+                     families: Mapping[str, str] | None = None, *, refit: bool = True, n_boot: int = N_BOOT,
                      seed: int = 0) -> AddedOverNames:
     """Added over names on `task` under the folds it carries (family folds, as the pipeline loads it).
 
