@@ -19,8 +19,8 @@ HLA = "HLA class I vs class II"
 
 def _rewrite(data: Path, family: str, change: Callable[[pa.Table], pa.Table], files: str = "fold_*.parquet") -> None:
     """Apply `change` to each of a family's files, then re-hash the manifest as a careful forger would."""
-    from genebench.data_folder import commit_manifest
     from genebench.data import read_manifest
+    from genebench.data_folder import commit_manifest
 
     for path in sorted((data / family).glob(files)):
         pq.write_table(change(pq.read_table(path)), path)
