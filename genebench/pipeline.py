@@ -220,13 +220,13 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
 
 def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> dict[str, Any]:
     """What a scored task's result needs from the controls: `controls` on its covered rows, and under family folds
-    `added_over_names` (over the name control's stored predictions)."""
+    `added_over_names` (over the name control's stored predictions, resampled by gene family)."""
     if scores.skipped is not None or scores.rows is None:
         return {}
-    found: dict[str, Any] = {"controls": controls_on(data, scores.task, scores.rows, folds)}
-    name = stored_predictions(data, scores.task, folds).get("name") if folds == "family" else None
+    task, found = scores.task, {"controls": controls_on(data, scores.task, scores.rows, folds)}
+    name = stored_predictions(data, task, folds).get("name") if folds == "family" else None
     if name is not None:
-        found["added_over_names"] = added_over_names(scores.task, scores.rows, scores.held_out, name)
+        found["added_over_names"] = added_over_names(task, scores.rows, scores.held_out, name, data.gene_families)
     return found
 
 

@@ -740,7 +740,8 @@ class Comparison:
     def to_text(self) -> str:
         """A short human-readable summary."""
         lines = [
-            *(f"{name}: {s.tasks_label} tasks, coverage {s.coverage:.1%}" + (f" ({s.note})" if s.note else "")
+            *(f"{name}: {s.tasks_label} tasks ({self.folds} folds), coverage {s.coverage:.1%}"
+              + (f" ({s.note})" if s.note else "")
               for name, s in zip("AB", self.standings)),
             f"A = {self.a}, B = {self.b}: {self.n_tasks} shared tasks ({self.folds} folds)",
             f"mean AUC difference ({self.folds} folds, A - B, one vote per multi-label parent): "

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import errno
 import importlib
 import logging
 import os
+import signal
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
 
 from genebench.errors import GenebenchError
 
@@ -112,6 +116,27 @@ def _configure_logging(debug: bool) -> None:
         logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so it unwinds as Ctrl-C does: files closed, locks released."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While the command runs, SIGTERM raises `Terminated` (on the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn genebench errors into one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
@@ -121,10 +146,13 @@ def main(argv: list[str] | None = None) -> int:
         _refuse_unknown(parser, argv, extras)
     _configure_logging(args.debug)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _terminate_as_interrupt():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
             return int(args.handler(args) or 0)
+    except Terminated:
+        print("genebench: terminated; finished results are kept, rerun the same command to resume.", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except BrokenPipeError:  # the reader went away (`genebench tasks | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141

@@ -22,11 +22,13 @@ def add_data_args(parser: argparse.ArgumentParser) -> None:
 def add_task_selection_args(parser: argparse.ArgumentParser) -> None:
     """`--tasks`, `--family`, `--category`, `--type`: which tasks to use (all when none is given)."""
     group = parser.add_argument_group("task selection (filters combine; default: every task)")
-    group.add_argument("--tasks", nargs="+", metavar="NAME", help="task names, e.g. 'TF vs non-TF' Pathways")
-    group.add_argument("--family", nargs="+", metavar="FAMILY", help="task families, e.g. humantfs reactome")
-    group.add_argument("--category", nargs="+", metavar="CATEGORY", choices=CATEGORIES,
+    group.add_argument("--tasks", nargs="+", action="extend", metavar="NAME",
+                       help="task names, e.g. 'TF vs non-TF' Pathways")
+    group.add_argument("--family", nargs="+", action="extend", metavar="FAMILY",
+                       help="task families, e.g. humantfs reactome")
+    group.add_argument("--category", nargs="+", action="extend", metavar="CATEGORY", choices=CATEGORIES,
                        help=f"task categories: {', '.join(repr(c) for c in CATEGORIES)}")
-    group.add_argument("--type", nargs="+", metavar="TYPE", choices=TASK_TYPES,
+    group.add_argument("--type", nargs="+", action="extend", metavar="TYPE", choices=TASK_TYPES,
                        help=f"task types: {', '.join(repr(t) for t in TASK_TYPES)}")
     group.add_argument("--no-derived", action="store_true",
                        help="leave out the derived binary tasks (one per label of a multi-label task)")

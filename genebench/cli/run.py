@@ -98,13 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="multi-label ROC AUC from probabilities (default) or from hard 0/1 predictions, the "
                             "reference's: to reproduce the paper, not to measure a model (recorded in the run "
                             "identity)")
-    probe.add_argument("--folds", nargs="+", choices=("paper", "family"), metavar="SCHEME",
+    probe.add_argument("--folds", nargs="+", action="extend", choices=("paper", "family"), metavar="SCHEME",
                        help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
                             "--out) and family (gene families held out together, in --out/folds-family/); default "
                             "both; --folds paper replicates the paper alone")
     probe.add_argument("--include-genes", metavar="FILE", help="score only these genes (one symbol per line)")
     probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
-    probe.add_argument("--common-with", nargs="+", metavar="EMBEDDINGS",
+    probe.add_argument("--common-with", nargs="+", action="extend", metavar="EMBEDDINGS",
                        help="embedding files (from `genebench encode`) whose common genes every task is limited to")
     add_exclude_flagged_arg(probe)
     run.set_defaults(handler=run_run)

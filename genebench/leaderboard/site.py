@@ -405,7 +405,8 @@ def results_file(run: ModelRun) -> str:
     return "results.json" if run.folds == "paper" else f"results-{run.folds}.json"
 
 
-def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = ()) -> Path:
+def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = (),
+               published: bool = True) -> Path:
     """Write the leaderboard page, its assets, figures and per-model files into `out_dir`.
 
     Args:
@@ -413,6 +414,7 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         out_dir: Output folder; created if needed, files in it are replaced one by one, atomically.
         figures: Extra report figures (PNG/SVG) to show after the generated heatmap; each is re-encoded or
             sanitised (`clean_figure`), or dropped with a warning.
+        published: show the paper's published models beside the runs (`leaderboard_data`).
 
     Returns:
         The path of `index.html`.
@@ -453,7 +455,7 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
             continue
         shown.append((_href("figures", name), figure_caption(figure)))
     page = (ASSETS_DIR / "index.html").read_text(encoding="utf-8")
-    page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown)))
+    page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown, published=published)))
     index = out / "index.html"
     write_atomic(index, page.encode("utf-8"))
     write_atomic(out / "README.md", SPACE_README.encode("utf-8"))

@@ -48,6 +48,19 @@ def test_hash_and_counts_are_the_datas(data):
     assert re.findall(r"encoding (\d+) genes", example) == [str(len(genes))]
 
 
+def test_the_worked_tables_task_counts_are_the_datas(data):
+    """Per category and task type, the tasks each scheme averages: every task of the data (known-incomplete ones
+    out), less under family folds those family folds cannot split."""
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in worked_example().splitlines()
+            if line.startswith(("| category ", "| type "))]
+    assert rows
+    tasks = [meta for meta in data.tasks("paper") if not meta.incomplete]
+    for by, group, paper, *_, family, _, _, _, _ in rows:
+        members = [meta for meta in tasks if getattr(meta, by) == group]
+        assert int(paper) == len(members), group
+        assert int(family) == sum(not meta.family_unscorable for meta in members), group
+
+
 def test_shortcut_counts_are_the_stored_controls(data):
     line = next(line for line in worked_example().splitlines() if line.startswith("shortcut-solvable"))
     for scheme in ("paper", "family"):
