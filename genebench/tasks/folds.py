@@ -37,6 +37,8 @@ import hashlib
 
 import numpy as np
 
+from genebench.tasks.metadata import TaskMetadata
+
 
 def task_seed(seed: int, task_name: str) -> int:
     """A 64-bit seed for one task, independent of which other tasks are built."""
@@ -221,3 +223,38 @@ def cold_gene_folds(first: np.ndarray, second: np.ndarray, *, n_folds: int, seed
     group[rng.permutation(len(genes))] = np.arange(len(genes)) % n_folds
     a, b = group[np.searchsorted(genes, first)], group[np.searchsorted(genes, second)]
     return np.where(a == b, a, -1).astype(np.int8)
+
+
+def fold_imbalance(folds: np.ndarray, n_folds: int) -> float:
+    """The largest fold's rows over the mean fold's (1.0: even folds; train-only rows, fold -1, left out).
+
+    Examples:
+        >>> fold_imbalance(np.array([0, 0, 0, 1, 1, 2, -1]), 3)
+        1.5
+    """
+    folds = np.asarray(folds)
+    sizes = np.bincount(folds[folds >= 0], minlength=n_folds)
+    return float(sizes.max() / (sizes.sum() / n_folds)) if sizes.sum() else float("nan")
+
+
+POOLED_AUC = "pooled_roc_auc"
+"""The result diagnostic (`TaskResult.diagnostics`) of `pooled_diagnostic`, shown beside the fold mean."""
+
+
+def pooled_diagnostic(meta: TaskMetadata, labels: np.ndarray, held_out: np.ndarray) -> dict[str, float]:
+    """`{POOLED_AUC: ROC AUC of every held-out prediction ranked together}` for a cv classification task (else
+    empty): a diagnostic beside the fold mean, which stays the score. The two part where folds differ, as a
+    family-dominated task's family folds do (one fold holds the dominant family whole).
+
+    Examples:
+        >>> meta = TaskMetadata(name="t", category="localization", type="binary", family="f", source_url="",
+        ...                     source_version="", license="", citation="")
+        >>> pooled_diagnostic(meta, np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+        {'pooled_roc_auc': 0.75}
+    """
+    from genebench.metrics import roc_auc
+    from genebench.tasks.types import task_type
+
+    if meta.evaluation != "cv" or not task_type(meta.type).is_classification:
+        return {}
+    return {POOLED_AUC: round(roc_auc(labels, held_out, task_type=meta.type), 6)}
