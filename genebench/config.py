@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from genebench.errors import ConfigError, GenebenchError
 from genebench.model_info import MODEL_ID, file_record
+from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.probe.settings import ProbeSettings
@@ -51,6 +52,8 @@ class RunConfig(BaseModel):
         reference / license / n_parameters / modality: metadata shown on the leaderboard.
         folds: the fold schemes to score, each a run of its own: "paper" (the paper's folds, the headline, in the
             folder itself) and "family" (gene families held out, in its `folds-family/` sub-folder); default both.
+        tasks: the task selection (`TaskSelection`: tasks, family, category, type, no_derived; default every task),
+            saved in `run_config.yaml` so `--config` repeats the same tasks; a list of names is `{tasks: [...]}`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -69,6 +72,12 @@ class RunConfig(BaseModel):
     n_parameters: int | None = Field(default=None, ge=0)
     modality: str | None = None
     folds: list[Literal["paper", "family"]] = Field(default_factory=lambda: list(SCHEMES), min_length=1)
+    tasks: TaskSelection = Field(default_factory=TaskSelection)
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        return {"tasks": [value] if isinstance(value, str) else value} if isinstance(value, (str, list)) else value
 
     @field_validator("folds", mode="before")
     @classmethod
@@ -115,7 +124,14 @@ class RunConfig(BaseModel):
                 raise ValueError(f"--input {self.input} needs --model (a Hub id, local folder or table file)")
         if "folds" in self.probe:
             raise ValueError("probe.folds: the fold schemes are set with 'folds' (--folds), e.g. folds: [paper]")
-        self.probe_settings()
+        known = probe_keys()
+        unknown = [key for key in self.probe if key not in known]
+        if unknown:
+            raise ValueError(f"probe: unknown key '{unknown[0]}'; expected keys among {known}, e.g. probe: {{C: 1.0}}")
+        try:
+            self.probe_settings()
+        except GenebenchError as exc:
+            raise ValueError(str(exc)) from None
         self.model_id()
         return self
 
@@ -129,7 +145,10 @@ class RunConfig(BaseModel):
         try:
             return cls(**values)
         except ValidationError as exc:
-            raise GenebenchError(f"{source}: {first_error(exc, cls.model_fields, EXAMPLE)}") from None
+            where = exc.errors()[0]["loc"]
+            keys, example = NESTED.get(str(where[0]), (None, None)) if len(where) > 1 else (None, None)
+            keys, example = (keys(), example) if keys else (cls.model_fields, EXAMPLE)
+            raise GenebenchError(f"{source}: {first_error(exc, keys, example)}") from None
 
     def probe_settings(self, scheme: str | None = None) -> ProbeSettings:
         """The checked `ProbeSettings` of `probe` under one fold scheme (default: the headline, `folds[0]`).
@@ -169,7 +188,7 @@ class RunConfig(BaseModel):
         if not isinstance(loaded, dict):
             raise GenebenchError(f"config '{path}': expected a mapping of keys among {sorted(cls.model_fields)}, "
                                  f"found {type(loaded).__name__}.")
-        merged = {**loaded, **{k: v for k, v in overrides.items() if v not in (None, {}, [])}}
+        merged = {**loaded, **{k: v for k, v in overrides.items() if v not in (None, {}, [], TaskSelection())}}
         for key in ("adapter", "probe"):
             if isinstance(loaded.get(key) or {}, dict):  # anything else is left for validation to name
                 merged[key] = {**(loaded.get(key) or {}), **overrides.get(key, {})}
@@ -187,6 +206,7 @@ class RunConfig(BaseModel):
 
         record = self.to_dict()
         del record["folds"]  # each result's scheme is its probe's, so one scheme's results do not depend on the other
+        del record["tasks"]  # nor on which other tasks the run scored
         record["model"] = _public(self.model)
         for key in ("include_genes", "exclude_genes"):
             record[key] = _public(record[key])
@@ -194,6 +214,20 @@ class RunConfig(BaseModel):
         files = {name for name, option in options().items() if option.is_file}
         record["adapter"] = {k: _public(v) if k in files else v for k, v in self.adapter.items()}
         return record
+
+
+def probe_keys() -> list[str]:
+    """The keys of `probe:` in a model YAML: `ProbeSettings`' fields but `folds` (set by `folds:`)."""
+    from dataclasses import fields
+
+    from genebench.probe.settings import ProbeSettings
+
+    return sorted(field.name for field in fields(ProbeSettings) if field.name != "folds")
+
+
+NESTED = {"adapter": (lambda: list(adapter_settings_model().model_fields), "adapter: {pooling: mean}"),
+          "tasks": (lambda: list(TaskSelection.model_fields), "tasks: {family: [humantfs]}")}
+"""Per nested block of a model YAML: its valid keys and an example, shown beside an unknown key there."""
 
 
 def first_error(exc: ValidationError, keys: Sequence[str], example: str) -> str:

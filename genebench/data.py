@@ -124,7 +124,26 @@ class BenchmarkData:
             controls = self.controls(folds)
             self._by_scheme[folds] = {name: meta.model_copy(update={"controls": controls.get(name, {})})
                                       for name, meta in self._metadata.items()}
+            if folds == "family":  # family folds are verified before the first use of the scheme
+                try:
+                    self._verify_family_folds()
+                except SourceFormatError:
+                    del self._by_scheme[folds]
+                    raise
         return self._by_scheme[folds]
+
+    def _verify_family_folds(self) -> None:
+        """Refuse family folds that do not hold the families of the data's HGNC table out, or whose unscorable marks
+        do not follow from them (`genebench.tasks.folds.family_fold_problem`)."""
+        from genebench.tasks.families import gene_families
+        from genebench.tasks.folds import family_fold_problem
+
+        families = gene_families(self.hgnc()) if "symbols/hgnc.parquet" in self.manifest["files"] else None
+        for name in self._metadata:
+            paper = self.load_task(name).folds
+            if problem := family_fold_problem(self.load_task(name, "family"), paper, families):
+                raise SourceFormatError(f"data folder '{self.path}': task '{name}': family folds refused: {problem}; "
+                                        "the data was changed after the build, rebuild it with `genebench build`.")
 
     @cached_property
     def _aliases(self) -> dict[str, str]:
@@ -221,6 +240,14 @@ class BenchmarkData:
     def hgnc(self) -> pd.DataFrame:
         """The HGNC table the data was normalised with (`genebench.symbols.read_hgnc` columns)."""
         return pq.read_table(self._checked("symbols/hgnc.parquet")).to_pandas()
+
+    @cached_property
+    def gene_families(self) -> dict[str, str]:
+        """Symbol -> gene family of every gene of `hgnc()` (`genebench.tasks.families`): the units family folds hold
+        out, and added over names' bootstrap resamples."""
+        from genebench.tasks.families import gene_families
+
+        return gene_families(self.hgnc())
 
     def descriptions(self, source: str = "refseq") -> Path:
         """Path of a bundled description table (`descriptions/<source>.parquet`)."""

@@ -62,6 +62,23 @@ def _labelled(results: pd.DataFrame) -> pd.DataFrame:
                                  for m, r in zip(results["model"], results["revision"])])
 
 
+def pair_of_models(results: pd.DataFrame, a: str | None, b: str | None) -> tuple[str, str]:
+    """The two models `compare` compares: `a` and `b` as given, or, where the results hold exactly two models, the
+    missing ones from them (in the order their folders were given).
+
+    Raises:
+        ResultsError: a model is missing and the results do not hold exactly two.
+    """
+    if a is not None and b is not None:
+        return a, b
+    models = list(dict.fromkeys(_labelled(results)["label"]))
+    others = [m for m in models if m not in (a, b)]
+    if len(models) != 2 or not others:
+        raise ResultsError(f"expected --a MODEL and --b MODEL (two models), or --published [MODEL ...]; the "
+                           f"folders hold {models}: pass both, or --published.")
+    return (a, others[0]) if a is not None else (others[0], b) if b is not None else (models[0], models[1])
+
+
 def by_scheme(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """`results` (display names added) split by fold scheme, in `FOLD_SCHEMES` order: the schemes that hold a score
     (a scheme whose every task was skipped, e.g. HLA alone under family folds, is left out), else every scheme
@@ -149,6 +166,19 @@ def unconverged_note(results: pd.DataFrame) -> str:
             f"{' ...' if len(unconverged) > 2 else ''}")
 
 
+def task_cell(mean: float, std: float, n_folds: int, lift: float, metric: str = "roc_auc") -> str:
+    """One task's score as every table and the leaderboard show it: "mean ± std (lift)" over folds, "mean (lift)"
+    for one split (a train-test task: no spread to show), the metric named when it is not ROC AUC.
+
+    Examples:
+        >>> task_cell(0.8123, 0.0121, 5, 0.05), task_cell(0.61, 0.0, 1, -0.01, "auc_per_gene")
+        ('0.812 ± 0.012 (+0.050)', '0.610 auc_per_gene (-0.010)')
+    """
+    spread = f" ± {std:.3f}" if n_folds > 1 else ""
+    named = "" if metric == "roc_auc" else f" {metric}"
+    return f"{mean:.3f}{spread}{named} ({format_lift(lift)})"
+
+
 def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
     """Tasks × models: "mean ± std (lift)" of the main score per fold, plus each task's category, type and best
     control (flagged "shortcut" when it reaches `SHORTCUT_AUC`). With family-fold results, each model also has a
@@ -159,8 +189,9 @@ def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
         scored = main_scores(rows, unconverged=True)
         converged = scored["converged"].astype(bool) if "converged" in scored else scored["mean"].notna()
         suffix = "" if scheme == "paper" else f" {scheme}"
-        scored["cell"] = [f"{m:.3f} ± {s:.3f} ({format_lift(lift)}){'' if ok else ' not converged'}"
-                          for m, s, lift, ok in zip(scored["mean"], scored["std"], scored["lift"], converged)]
+        columns = (scored[c] for c in ("mean", "std", "n_folds", "lift", "metric"))
+        scored["cell"] = [f"{task_cell(*values)}{'' if ok else ' not converged'}"
+                          for *values, ok in zip(*columns, converged)]
         scored["added cell"] = [format_added(*v) for v in zip(scored["added"], scored["added_low"],
                                                                scored["added_high"])]
         table = scored.pivot_table(index=["category", "type", "task"], columns="label", values="cell",
@@ -444,10 +475,12 @@ def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
     """Mean AUC ± std over tasks per category, each bar labelled with its value and task count, and beside it the
     mean best control over the same tasks (hatched); PNG and SVG. Paper folds when the results hold both schemes.
 
-    One model: one bar per category. Several: one panel per category, one bar per model. Values sit right of the
-    error bars; a bar over one task has no error bar.
+    One model: the headline figure (`headline_figure`: both schemes and added over names). Several: one panel per
+    category, one bar per model. Values sit right of the error bars; a bar over one task has no error bar.
     """
     schemes = by_scheme(results)
+    if len(set(_labelled(results)["label"])) == 1:
+        return save_figure(headline_figure(schemes), path)
     scheme, rows = next(iter(schemes.items())) if schemes else ("paper", results)
     means, stds, counts = category_means(rows)
     controls = category_means(rows, "best_control_score")[0] if "best_control_score" in rows else means * np.nan
@@ -457,6 +490,99 @@ def plot_categories(results: pd.DataFrame, path: Path) -> list[Path]:
     figure = category_bars(means, stds, counts, controls, _model_labels(standing, order),
                            title=f"Gene benchmark by category ({scheme} folds)")
     return save_figure(figure, path)
+
+
+def axis_start(values: np.ndarray) -> tuple[float, str]:
+    """Where an AUC axis starts, and what its label adds: 0.5 (chance), or lower, said, when a value is below it.
+
+    Examples:
+        >>> axis_start(np.array([0.62, 0.9]))
+        (0.5, '')
+        >>> axis_start(np.array([0.43, 0.9]))
+        (0.4, '; the axis starts at 0.4, below chance')
+    """
+    lowest = float(np.nanmin(np.r_[values, 1.0]))
+    if lowest >= 0.5:
+        return 0.5, ""
+    start = float(np.floor(lowest * 10 - 1e-9) / 10)
+    return start, f"; the axis starts at {start:g}, below chance"
+
+
+def metric_label(results: pd.DataFrame) -> str:
+    """The axis label of the main scores in `results`: "ROC AUC", naming `auc_per_gene` where some tasks use it."""
+    main = results.loc[results["is_main"].astype(bool), "metric"]
+    return "ROC AUC" + (" (PerturbQA tasks: auc_per_gene, per read-out gene)" if (main == "auc_per_gene").any()
+                        else "")
+
+
+def headline_figure(schemes: dict[str, pd.DataFrame]):
+    """One model's headline: per category, its mean AUC under paper folds and under family folds, each beside the
+    best control's mean over the same tasks (hatched), and added over names (family folds) with its 95% interval.
+
+    Args:
+        schemes: one model's results by fold scheme (`by_scheme`).
+
+    Returns:
+        A matplotlib `Figure` (no pyplot state), for `save_figure`.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    frames = {}
+    for scheme, rows in schemes.items():
+        means, stds, counts = (frame.iloc[0] for frame in category_means(rows))
+        controls = category_means(rows, "best_control_score")[0].iloc[0] if "best_control_score" in rows \
+            else means * np.nan
+        frames[scheme] = [means, stds, counts, controls]
+    categories = [c for c in CATEGORIES if any(c in frame[0].index for frame in frames.values())]
+    family = summarised_rows(main_scores(schemes["family"])) if "family" in schemes else None
+    added = {c: added_summary(family[family["category"] == c]) for c in categories} if family is not None else {}
+    values = np.concatenate([frame[i].reindex(categories).to_numpy(float) for frame in frames.values()
+                             for i in (0, 3)])
+    low, note = axis_start(values)
+    height = 1.6 + 0.9 * len(categories)
+    figure = Figure(figsize=(12.5, height))
+    figure.subplots_adjust(left=0.17, right=0.98, top=1 - 0.75 / height, bottom=0.8 / height, wspace=0.08)
+    auc, gain = figure.subplots(1, 2, sharey=True, width_ratios=[2.2, 1] if added else [2.2, 0.01])
+    y = np.arange(len(categories))[::-1].astype(float)
+    bar = 0.8 / (2 * len(frames))
+    for k, (means, stds, counts, controls) in enumerate(frames.values()):
+        color = f"C{k}"
+        for j, (value, spread, n, control) in enumerate(zip(*(f.reindex(categories).to_numpy(float) for f in
+                                                                (means, stds, counts, controls)))):
+            row = y[j] + 0.4 - bar * (2 * k + 0.5)
+            if np.isfinite(value):
+                auc.barh(row, value - low, left=low, height=bar, color=color,
+                         xerr=spread if n > 1 else None, capsize=2)
+                auc.text(value + (spread if n > 1 else 0) + 0.005, row, f"{value:.3f}  n={int(n)}", va="center",
+                         fontsize=7)
+            if np.isfinite(control):
+                auc.barh(row - bar, control - low, left=low, height=bar, color="white", edgecolor=color,
+                         hatch="////", lw=0.6)
+                auc.text(control + 0.005, row - bar, f"{control:.3f}", va="center", fontsize=7, color="0.35")
+    auc.axvline(0.5, color="grey", lw=0.8, ls="--")
+    auc.set_xlim(low, 1.1)
+    auc.set_xticks([t for t in np.arange(0.0, 1.01, 0.1) if t >= low - 1e-9])
+    auc.set_yticks(y, categories, fontsize=9)
+    auc.set_xlabel(f"{metric_label(pd.concat(schemes.values()))}, mean ± std over the category's n tasks "
+                   f"(dashed: chance{note})", fontsize=8)
+    if added:
+        for row, category in zip(y, categories):
+            mean, lowest, highest = added[category]
+            if np.isfinite(mean):
+                gain.errorbar([mean], [row], xerr=[[mean - lowest], [highest - mean]], fmt="o", color="C1", capsize=3)
+                gain.text(highest, row + 0.18, format_added(mean, lowest, highest), fontsize=7, ha="right")
+        gain.axvline(0, color="grey", lw=0.8, ls="--")
+        gain.set_xlabel("added over names (family folds), 95% interval", fontsize=8)
+    else:
+        gain.set_axis_off()
+    handles = [Patch(color=f"C{k}", label=f"{scheme} folds") for k, scheme in enumerate(frames)]
+    handles.append(Patch(facecolor="white", edgecolor="0.45", hatch="////", label="best control, same tasks"))
+    figure.legend(handles=handles, loc="upper right", ncols=len(handles), fontsize=8, frameon=False)
+    model = str(_labelled(next(iter(schemes.values())))["label"].iat[0])
+    figure.suptitle(f"{model}: by category, {' and '.join(f'{s} folds' for s in frames)}", x=0.01,
+                    y=1 - 0.1 / height, ha="left", va="top", fontsize=11)
+    return figure
 
 
 def category_bars(means: pd.DataFrame, stds: pd.DataFrame, counts: pd.DataFrame, controls: pd.DataFrame,
@@ -476,7 +602,7 @@ def category_bars(means: pd.DataFrame, stds: pd.DataFrame, counts: pd.DataFrame,
     from matplotlib.patches import Patch
 
     models, categories = list(labels), list(means.columns)
-    low = min(0.4, float(np.nanmin(np.r_[(means - stds).to_numpy().ravel(), controls.to_numpy().ravel(), 1.0])) - 0.02)
+    low, note = axis_start(np.r_[(means - stds).to_numpy().ravel(), controls.to_numpy().ravel()])
     if len(models) == 1:
         panels = [(None, categories, *(frame.iloc[0].to_numpy() for frame in (means, stds, counts, controls)))]
     else:
@@ -507,7 +633,7 @@ def category_bars(means: pd.DataFrame, stds: pd.DataFrame, counts: pd.DataFrame,
         ax.axvline(0.5, color="grey", lw=0.8, ls="--")
     axes[-1].set_xlim(low, 1.12)
     axes[-1].set_xticks([t for t in np.arange(0.0, 1.01, 0.1) if low <= t <= 1.0])
-    axes[-1].set_xlabel("ROC AUC, mean ± std over the category's n tasks (dashed: chance)")
+    axes[-1].set_xlabel(f"ROC AUC, mean ± std over the category's n tasks (dashed: chance{note})")
     figure.legend(handles=[Patch(color="C0", label="model"),
                            Patch(facecolor="white", edgecolor="0.45", hatch="////", label="best control, same tasks")],
                   loc="upper right", ncols=2, fontsize=8, frameon=False)
@@ -614,7 +740,8 @@ class Comparison:
     def to_text(self) -> str:
         """A short human-readable summary."""
         lines = [
-            *(f"{name}: {s.tasks_label} tasks, coverage {s.coverage:.1%}" + (f" ({s.note})" if s.note else "")
+            *(f"{name}: {s.tasks_label} tasks ({self.folds} folds), coverage {s.coverage:.1%}"
+              + (f" ({s.note})" if s.note else "")
               for name, s in zip("AB", self.standings)),
             f"A = {self.a}, B = {self.b}: {self.n_tasks} shared tasks ({self.folds} folds)",
             f"mean AUC difference ({self.folds} folds, A - B, one vote per multi-label parent): "

@@ -7,12 +7,13 @@ them, and are written atomically (temporary file, then rename), so a killed run 
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import logging
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,9 @@ from genebench.model_info import ModelInfo
 from genebench.run_identity import RunIdentity
 from genebench.tasks.folds import POOLED_AUC
 from genebench.tasks.metadata import TaskMetadata, best_of, format_control
+
+if TYPE_CHECKING:
+    from genebench.data import BenchmarkData
 
 logger = logging.getLogger(__name__)
 
@@ -392,7 +396,44 @@ def load_results(results_dir: str | Path | Sequence[str | Path]) -> pd.DataFrame
     paths = result_files(root)
     results = [read_result(path) for path in paths]
     check_one_run_per_model(results, paths, root)
-    return results_frame(results, [path.relative_to(root).as_posix() for path in paths])
+    table = results_frame(results, [path.relative_to(root).as_posix() for path in paths])
+    check_marks(table, root)
+    return table
+
+
+@functools.cache
+def _default_data() -> BenchmarkData | None:
+    from genebench.data import open_data
+    from genebench.errors import GenebenchError
+
+    try:
+        return open_data()
+    except GenebenchError:
+        return None
+
+
+def check_marks(results: pd.DataFrame, root: Path) -> None:
+    """Refuse results whose task marks (incomplete, shortcut-solvable) differ from the data's, where the default data
+    (`genebench.data.open_data()`, the bundled snapshot unless set) is their revision: the data marks a task, never
+    its result file (`submit --data` and the leaderboard check every mark against the data they are given).
+
+    Raises:
+        ResultsError: naming the file, the mark and the data's.
+    """
+    data = _default_data()
+    rows = results.drop_duplicates(["model", "revision", "folds", "task"])
+    if data is None or rows.empty:
+        return
+    rows = rows[rows["data_revision"] == revision_id(data.revision)]
+    for row in rows.itertuples():
+        truth = data.metadata(row.task, row.folds)
+        incomplete = None if pd.isna(row.incomplete) else row.incomplete
+        for mark, found, expected in (("incomplete", incomplete, truth.incomplete),
+                                      ("shortcut-solvable", bool(row.is_flagged), truth.is_shortcut_solvable)):
+            if found != expected:
+                raise ResultsError(f"result file '{root / row.path}': task '{row.task}' is marked {mark} {found!r}, "
+                                   f"the data it names ({revision_id(data.revision)}) says {expected!r}; results "
+                                   "must not be edited by hand, rerun `genebench run`.")
 
 
 def result_files(root: Path) -> list[Path]:

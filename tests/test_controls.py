@@ -291,7 +291,7 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
 
     from genebench.errors import SubmissionError
     from genebench.leaderboard.validate import check_scores
-    from genebench.pipeline import run_probes
+    from genebench.pipeline import RunContext, run_probes
     from genebench.results import read_result, result_path
     from model_adapters.baselines import RandomAdapter
 
@@ -303,11 +303,11 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
         [g for g in genes if g not in dropped or g in set(fully.genes().tolist())])
     assert not set(fully.genes().tolist()) - set(embeddings.symbols.tolist())
     settings = ProbeSettings(device="cpu")
-    before, _ = run_probes([partly, fully], embeddings, tmp_path, settings=settings, dataset_revision=data.revision,
-                           progress=False)  # without the data: the stored controls, as an interrupted run leaves it
+    before, _ = run_probes([partly, fully], embeddings, tmp_path, RunContext(data.revision, settings,
+                           progress=False))  # without the data: the stored controls, as an interrupted run leaves it
     assert "controls_on_covered_rows" not in before.diagnostics
-    partial, full = run_probes([partly, fully], embeddings, tmp_path, settings=settings,
-                               dataset_revision=data.revision, progress=False, data=data)  # its controls: recomputed
+    partial, full = run_probes([partly, fully], embeddings, tmp_path, RunContext(
+        data.revision, settings, progress=False, data=data))  # its controls: recomputed
     assert partial.scores == before.scores
 
     rows = np.flatnonzero(np.isin(partly.entities.astype(str), embeddings.symbols.astype(str)))
@@ -331,9 +331,10 @@ def test_tasks_command_shows_the_flag_under_each_fold_scheme(capsys):
     import pandas as pd
 
     table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
-    assert table.loc[HLA, "paper"] == "name 1.000" and pd.isna(table.loc[HLA, "family"])  # unscorable there
-    assert table.loc["TF vs non-TF", "paper"] == "name 0.943"
-    assert pd.isna(table.loc["dosage sensitive vs insensitive TF", "family"])
+    paper, family = "shortcut (paper folds)", "shortcut (family folds)"
+    assert table.loc[HLA, paper] == "name 1.000" and pd.isna(table.loc[HLA, family])  # unscorable there
+    assert table.loc["TF vs non-TF", paper] == "name 0.943"
+    assert pd.isna(table.loc["dosage sensitive vs insensitive TF", family])
     assert main(["tasks", "--flagged", "--folds", "family"]) == 0
     out = capsys.readouterr().out
     data = open_data()
@@ -341,3 +342,52 @@ def test_tasks_command_shows_the_flag_under_each_fold_scheme(capsys):
     assert f"{len(flagged)} shortcut-solvable tasks under family folds" in out
     assert "UniProt keyword Molecular function;Kinase" in out and HLA not in out
 
+
+
+def test_name_control_reads_words_symbol_characters_and_what_the_name_means():
+    """The name control's features: words of the names, character n-grams of the symbols (a family's stem), and
+    all-MiniLM-L6-v2's vector of the HGNC description, the same vector a names-only MiniLM run gets."""
+    from genebench.controls.features import NAME_CHARACTERS, NAME_SENTENCE_MODEL, NAME_WORDS, NameFeatures
+    from genebench.inputs import get_adapter
+
+    hgnc = open_data().hgnc()
+    sentences = get_adapter("description", NAME_SENTENCE_MODEL, hgnc=hgnc, source="hgnc", runtime="numpy",
+                            dtype="float32")
+    genes = ["ZNF100", "ZNF101", "KRT1", "NOT-A-GENE"]
+    read = NameFeatures(hgnc, sentences).encode(genes)
+    assert list(read.symbols) == genes[:3] and read.missing == {"unknown_symbol": ["NOT-A-GENE"]}
+    assert read.vectors.shape == (3, NAME_WORDS + NAME_CHARACTERS + 384)
+    words, characters = read.vectors[:, :NAME_WORDS], read.vectors[:, NAME_WORDS:NAME_WORDS + NAME_CHARACTERS]
+    assert set(np.unique(words[:, :])) <= {0.0, 1.0} and words[0] @ words[1] >= 3  # "zinc finger protein"
+    assert characters[0] @ characters[1] > characters[0] @ characters[2]  # the "ZNF" stem
+    np.testing.assert_array_equal(read.vectors[:, -384:], sentences.encode(genes[:3]).vectors)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folds", ["paper", "family"])
+def test_stored_name_control_is_at_scikit_learns_optimum_on_a_small_task(folds):
+    """A control every model is compared with is fitted to its optimum: on "long vs short range TF" (174 genes, 3,456
+    name features) the stored score is within 0.002 of scikit-learn's on the same folds and features."""
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+
+    from genebench.controls.features import NAME_SENTENCE_MODEL, NameFeatures
+    from genebench.inputs import get_adapter
+
+    data = open_data()
+    task = data.load_task("long vs short range TF", folds)
+    hgnc = data.hgnc()
+    sentences = get_adapter("description", NAME_SENTENCE_MODEL, hgnc=hgnc, source="hgnc", runtime="numpy",
+                            dtype="float32")
+    read = NameFeatures(hgnc, sentences).encode(list(task.entities))
+    assert list(read.symbols) == list(task.entities)
+    aucs = []
+    for k in range(5):
+        train, test = task.folds != k, task.folds == k
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # lbfgs at tol 1e-9 may say it stopped at max_iter
+            fit = LogisticRegression(C=1.0, tol=1e-9, max_iter=100_000).fit(read.vectors[train], task.labels[train])
+        aucs.append(roc_auc_score(task.labels[test], fit.predict_proba(read.vectors[test])[:, 1]))
+    assert data.metadata(task.name, folds).controls["name"] == pytest.approx(np.mean(aucs), abs=2e-3)

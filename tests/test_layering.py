@@ -21,7 +21,7 @@ PIPELINE_LINES = 350
 """The most lines `genebench/pipeline.py` may have."""
 FUNCTION_LINES = 80
 """The most lines a function of the packages may have (its `def` to its last line, docstring included)."""
-OVER_BUDGET = {"genebench.pipeline.run_probes": 87}
+OVER_BUDGET: dict[str, int] = {}
 """Functions still over `FUNCTION_LINES`, with their length when listed: each may only shrink, and leaves the list
 when it fits (a listed function that fits, or grew, fails the test)."""
 
@@ -136,8 +136,8 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def room(module: str) -> int:
-    """0: the core; 1: adapters and builders; 2: the command line."""
-    if module.startswith("genebench.cli"):
+    """0: the core; 1: adapters and builders; 2: the command line (`python -m genebench` included)."""
+    if module.startswith("genebench.cli") or module == "genebench.__main__":
         return 2
     return 1 if module.startswith(("model_adapters", "dataset_builders")) else 0
 

@@ -80,6 +80,7 @@ def _kernel() -> str:
     return next((i.get("architecture", "?") for i in threadpool_info() if i["internal_api"] == "openblas"), "none")
 
 
+@pytest.mark.slow
 def test_every_tasks_scores_are_the_stored_ones_bit_for_bit(tmp_path):
     stored = json.loads(STORED.read_text())
     now = scores_on_the_fixed_kernel(tmp_path)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 import errno
 import importlib
 import logging
 import os
+import signal
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
 
 from genebench.errors import GenebenchError
 
@@ -32,7 +37,7 @@ _DEBUG_HELP = "show tracebacks and debug logs (before or after the subcommand)"
 DESCRIPTION = """\
 genebench: does your model understand genes?
 
-Scores a model's gene representations with linear probes on hundreds of curated gene properties
+Scores a model's gene representations with linear probes on 130 curated gene properties
 (genomic properties, regulatory functions, localization, biological processes, protein properties).
 
 Start here:
@@ -63,6 +68,19 @@ def _accept_debug_anywhere(subparsers: argparse._SubParsersAction) -> None:
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):
                 _accept_debug_anywhere(action)
+
+
+def _refuse_unknown(parser: argparse.ArgumentParser, argv: list[str], extras: list[str]) -> None:
+    """Exit with the (sub)command's usage and one line naming the unknown arguments and the closest option."""
+    command = parser
+    for token in argv:  # the deepest subcommand named
+        actions = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        if actions and token in actions[0].choices:
+            command = actions[0].choices[token]
+    options = [option for action in command._actions for option in action.option_strings]
+    unknown = next((extra.split("=")[0] for extra in extras if extra.startswith("-")), None)
+    close = difflib.get_close_matches(unknown, options, n=1, cutoff=0.6) if unknown else []
+    command.error(f"unrecognized arguments: {' '.join(extras)}" + (f"; did you mean {close[0]}?" if close else ""))
 
 
 class _OncePerRecord(logging.Filter):
@@ -98,17 +116,43 @@ def _configure_logging(debug: bool) -> None:
         logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so it unwinds as Ctrl-C does: files closed, locks released."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While the command runs, SIGTERM raises `Terminated` (on the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn genebench errors into one line on stderr."""
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _refuse_unknown(parser, argv, extras)
     _configure_logging(args.debug)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _terminate_as_interrupt():
             if not args.debug:
                 warnings.showwarning = _one_line_warning
             return int(args.handler(args) or 0)
+    except Terminated:
+        print("genebench: terminated; finished results are kept, rerun the same command to resume.", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except BrokenPipeError:  # the reader went away (`genebench tasks | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141

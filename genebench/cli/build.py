@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "Families are swapped in atomically: a failed build leaves the folder as it was.",
     )
     build.add_argument("--out", required=True, type=Path, metavar="DIR", help="the data folder to write")
-    build.add_argument("--family", nargs="+", metavar="NAME",
+    build.add_argument("--family", nargs="+", action="extend", metavar="NAME",
                        help=f"families to build (default: all): {', '.join(FAMILIES)}")
     build.add_argument("--sources", type=Path, metavar="DIR",
                        help="folder of local source files (DIR/<family>/...) overriding the download URLs")

@@ -22,11 +22,13 @@ def add_data_args(parser: argparse.ArgumentParser) -> None:
 def add_task_selection_args(parser: argparse.ArgumentParser) -> None:
     """`--tasks`, `--family`, `--category`, `--type`: which tasks to use (all when none is given)."""
     group = parser.add_argument_group("task selection (filters combine; default: every task)")
-    group.add_argument("--tasks", nargs="+", metavar="NAME", help="task names, e.g. 'TF vs non-TF' Pathways")
-    group.add_argument("--family", nargs="+", metavar="FAMILY", help="task families, e.g. humantfs reactome")
-    group.add_argument("--category", nargs="+", metavar="CATEGORY", choices=CATEGORIES,
+    group.add_argument("--tasks", nargs="+", action="extend", metavar="NAME",
+                       help="task names, e.g. 'TF vs non-TF' Pathways")
+    group.add_argument("--family", nargs="+", action="extend", metavar="FAMILY",
+                       help="task families, e.g. humantfs reactome")
+    group.add_argument("--category", nargs="+", action="extend", metavar="CATEGORY", choices=CATEGORIES,
                        help=f"task categories: {', '.join(repr(c) for c in CATEGORIES)}")
-    group.add_argument("--type", nargs="+", metavar="TYPE", choices=TASK_TYPES,
+    group.add_argument("--type", nargs="+", action="extend", metavar="TYPE", choices=TASK_TYPES,
                        help=f"task types: {', '.join(repr(t) for t in TASK_TYPES)}")
     group.add_argument("--no-derived", action="store_true",
                        help="leave out the derived binary tasks (one per label of a multi-label task)")
@@ -68,12 +70,34 @@ def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
     return RayEngine(args.ray_address, **({"chunk_size": args.chunk_size} if args.chunk_size else {}))
 
 
-def selected_tasks(args: argparse.Namespace, data, folds: str = "paper") -> list:
-    """Task metadata chosen by the task-selection options, in registry order, with fold scheme `folds`' controls."""
+def task_selection(args: argparse.Namespace):
+    """The `TaskSelection` of the task-selection options."""
     from genebench.tasks.selection import TaskSelection
 
     return TaskSelection(tasks=args.tasks, family=args.family, category=args.category, type=args.type,
-                         no_derived=args.no_derived).select(data, folds)
+                         no_derived=args.no_derived)
+
+
+def selected_tasks(selection, data, folds: str = "paper") -> list:
+    """Task metadata chosen by `selection` (the options' `argparse.Namespace`, or a `TaskSelection`), in registry
+    order, with fold scheme `folds`' controls.
+
+    Raises:
+        GenebenchError: a --tasks value that is a category, task family or task type: the option to use instead.
+    """
+    from genebench.errors import GenebenchError
+
+    if isinstance(selection, argparse.Namespace):
+        selection = task_selection(selection)
+    kinds = {**{t: "--type" for t in TASK_TYPES}, **{f: "--family" for f in data.families},
+             **{c: "--category" for c in CATEGORIES}}
+    known = {meta.name for meta in data.tasks(folds)}
+    for name in selection.tasks or ():
+        if name not in known and name in kinds:
+            what = kinds[name].removeprefix("--").replace("family", "task family").replace("type", "task type")
+            raise GenebenchError(f"--tasks '{name}': expected task names, found a {what}; use {kinds[name]} "
+                                 f"'{name}' (`genebench tasks {kinds[name]} '{name}'` lists its tasks).")
+    return selection.select(data, folds)
 
 
 def open_data_from_args(args: argparse.Namespace):

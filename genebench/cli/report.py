@@ -17,6 +17,7 @@ examples:
 
 COMPARE_EPILOG = """\
 examples:
+  genebench compare results-minilm/ results-esm2/                   # one model in each folder: --a and --b follow
   genebench compare results/ --a sentence-transformers/all-MiniLM-L6-v2 --b random
   genebench compare results-a/ results-b/ --a model-a --b model-b --top 20
   genebench compare paper/ family/ --a model-a --b model-b          # adds family folds and added over names
@@ -46,8 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "the paper's published scores on each mapped task, with the paper's fold spread and how each "
                     "task relates to the paper's (same, another data release, another protocol).")
     compare.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
-    compare.add_argument("--a", metavar="MODEL", help="first model (as named in `genebench report`)")
-    compare.add_argument("--b", metavar="MODEL", help="second model")
+    compare.add_argument("--a", metavar="MODEL",
+                         help="first model (as named in `genebench report`; default: when the folders hold two "
+                              "models, the first folder's)")
+    compare.add_argument("--b", metavar="MODEL", help="second model (default: the other one)")
     compare.add_argument("--published", nargs="*", metavar="MODEL",
                          help="compare with the paper's published scores (arXiv 2412.04075) of these models (default: "
                               "all 9: MPNet, MTEB-1B, MTEB-7B, Bag of Words, Gene2vec, Geneformer, ScGPT, cellPLM, "
@@ -136,17 +139,14 @@ def _compare_published(results, args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from genebench.errors import GenebenchError
-    from genebench.report import compare, flagged_note, select_scheme
+    from genebench.report import compare, flagged_note, pair_of_models, select_scheme
     from genebench.results import load_results
 
     results = select_scheme(load_results(args.results), args.folds)
     if args.published is not None:
         return _compare_published(results, args)
-    if not (args.a and args.b):
-        raise GenebenchError("expected --a MODEL and --b MODEL (two models), or --published [MODEL ...]; "
-                             "pass both, or --published.")
-    print(compare(_kept(results, args.exclude_flagged), args.a, args.b, n_boot=args.n_boot, top=args.top).to_text())
+    a, b = pair_of_models(results, args.a, args.b)
+    print(compare(_kept(results, args.exclude_flagged), a, b, n_boot=args.n_boot, top=args.top).to_text())
     note = flagged_note(results, excluded=args.exclude_flagged)
     if note:
         print(note)

@@ -17,6 +17,7 @@ from genebench.cli.options import (
     open_data_from_args,
     open_engine,
     selected_tasks,
+    task_selection,
 )
 from genebench.wording import counted
 
@@ -97,13 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="multi-label ROC AUC from probabilities (default) or from hard 0/1 predictions, the "
                             "reference's: to reproduce the paper, not to measure a model (recorded in the run "
                             "identity)")
-    probe.add_argument("--folds", nargs="+", choices=("paper", "family"), metavar="SCHEME",
+    probe.add_argument("--folds", nargs="+", action="extend", choices=("paper", "family"), metavar="SCHEME",
                        help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
                             "--out) and family (gene families held out together, in --out/folds-family/); default "
                             "both; --folds paper replicates the paper alone")
     probe.add_argument("--include-genes", metavar="FILE", help="score only these genes (one symbol per line)")
     probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
-    probe.add_argument("--common-with", nargs="+", metavar="EMBEDDINGS",
+    probe.add_argument("--common-with", nargs="+", action="extend", metavar="EMBEDDINGS",
                        help="embedding files (from `genebench encode`) whose common genes every task is limited to")
     add_exclude_flagged_arg(probe)
     run.set_defaults(handler=run_run)
@@ -148,7 +149,8 @@ def config_from_args(args: argparse.Namespace):
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
     values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,
-              "adapter": adapter, "probe": probe, "folds": getattr(args, "folds", None), **extra}
+              "adapter": adapter, "probe": probe, "folds": getattr(args, "folds", None),
+              "tasks": task_selection(args), **extra}
     if args.config:
         return RunConfig.from_yaml(args.config, **values)
     if not args.input:
@@ -163,7 +165,7 @@ def run_encode(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     data = open_data_from_args(args)
-    tasks = pipeline.select_tasks(data, [meta.name for meta in selected_tasks(args, data)])
+    tasks = pipeline.select_tasks(data, [meta.name for meta in selected_tasks(config.tasks, data)])
     genes = pipeline.task_genes(tasks)
     with open_engine(args) as engine:
         embeddings = pipeline.encode(config, data, genes, engine=engine)
@@ -173,6 +175,14 @@ def run_encode(args: argparse.Namespace) -> int:
     embeddings.save(args.out)
     print(f"wrote {args.out}")
     return 0
+
+
+def remove_empty_folders(root: Path) -> None:
+    """Remove `root` and the folders under it when none holds a file."""
+    if root.is_dir() and not any(path.is_file() or path.is_symlink() for path in root.rglob("*")):
+        for folder in sorted(root.rglob("*"), key=lambda path: len(path.parts), reverse=True):
+            folder.rmdir()
+        root.rmdir()
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -192,10 +202,16 @@ def run_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     args.out = args.out or DEFAULT_OUT / model_dir_name(config.model_id())
     data = open_data_from_args(args)
-    names = [meta.name for meta in selected_tasks(args, data)]
+    names = [meta.name for meta in selected_tasks(config.tasks, data)]
     setup = time.perf_counter() - start
-    with open_engine(args) as engine:
-        done = pipeline.run(config, data, names, args.out, overwrite=args.overwrite, engine=engine)
+    fresh = not args.out.exists()
+    try:
+        with open_engine(args) as engine:
+            done = pipeline.run(config, data, names, args.out, overwrite=args.overwrite, engine=engine)
+    except BaseException:
+        if fresh:
+            remove_empty_folders(args.out)  # a first run that wrote nothing leaves no folder behind
+        raise
     start = time.perf_counter()
     table = done.frame
     schemes = "; ".join(f"{scheme} folds {counted(len(results), 'task')}" for scheme, results in done.by_scheme.items())

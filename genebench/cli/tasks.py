@@ -25,14 +25,20 @@ examples:
   genebench tasks --show "TF vs non-TF"             # metadata, sizes and label balance
   genebench tasks --flagged --folds family          # the tasks a control solves under family folds
 
-The table's "paper" and "family" columns name the control that reaches ROC AUC 0.9 on a task under each fold
-scheme (shortcut-solvable there); --exclude-flagged in run, report and compare follows the scheme in use.
+  genebench tasks "TF vs non-TF"                    # the same: a task's name alone shows it
+
+"family" is the task family (the --family of every command). "shortcut (paper folds)" and "shortcut (family
+folds)" name the control that reaches ROC AUC 0.9 on a task under each fold scheme (shortcut-solvable there);
+--exclude-flagged in run, report and compare leaves a task flagged under either scheme out of both.
 """
+TABLE = ["name", "family", "category", "type", "rows", *(f"shortcut ({s} folds)" for s in FOLD_SCHEMES)]
+"""The columns the table shows (csv and json hold every column, parent and best control included)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("tasks", help="list and filter tasks, or show one", epilog=EPILOG,
                                    formatter_class=HelpFormatter, description="List the benchmark's tasks.")
+    parser.add_argument("name", nargs="?", metavar="NAME", help="a task to show, as --show does")
     add_task_selection_args(parser)
     add_data_args(parser)
     parser.add_argument("--show", metavar="NAME", help="show one task's metadata, sizes and label balance")
@@ -46,8 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     data = open_data_from_args(args)
-    if args.show:
-        print(describe(data, args.show, args.folds))
+    if args.show or args.name:
+        print(describe(data, args.show or args.name, args.folds))
         return 0
     from genebench.tasks.registry import TaskList
 
@@ -59,19 +65,20 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(frame.to_json(orient="records", indent=2))
     else:
-        print(frame.fillna("").to_markdown(index=False) if tasks else "no task matches these filters")
+        table = frame.rename(columns={"n_entities": "rows"})[TABLE]
+        print(table.fillna("").to_markdown(index=False) if tasks else "no task matches these filters")
         where = f" under {args.folds} folds" if args.flagged else ""
         print(f"\n{counted(len(tasks), 'shortcut-solvable task' if args.flagged else 'task')}{where}")
     return 0
 
 
 def with_flags(frame: pd.DataFrame, data) -> pd.DataFrame:
-    """`frame` (one row per task, `TaskList.to_dataframe`) with a column per fold scheme naming the control that
-    reaches `SHORTCUT_AUC` there ("name 0.990"), blank where none does."""
+    """`frame` (one row per task, `TaskList.to_dataframe`) with a column per fold scheme, "shortcut (<scheme>
+    folds)", naming the control that reaches `SHORTCUT_AUC` there ("name 0.990"), blank where none does."""
     for scheme in FOLD_SCHEMES:
         flags = {meta.name: format_control(meta.best_control) for meta in data.tasks(scheme)
                  if meta.is_shortcut_solvable}
-        frame[scheme] = frame["name"].map(flags) if len(frame) else []
+        frame[f"shortcut ({scheme} folds)"] = frame["name"].map(flags) if len(frame) else []
     return frame
 
 

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from genebench import __version__
 from genebench.atomic import write_atomic
 from genebench.controls.covered import score_values
-from genebench.controls.fit import SeedScores, fit_controls, held_out_values
+from genebench.controls.fit import SeedScores, control_settings, fit_controls, held_out_values
 from genebench.controls.stored import (
     CONTROL_SCORES,
     CONTROL_SCORES_SCHEMA,
@@ -108,7 +108,9 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, name
     manifest["controls"] = {"files": files, "names": present, "folds": sorted(set(frame["folds"])),
                             "data_hash": tables_hash(manifest), "random_seeds": list(RANDOM_SEEDS),
                             "random_max_se": RANDOM_MAX_SE, "random_max_seeds": RANDOM_MAX_SEEDS,
-                            "probe": settings.to_dict(), "seconds": round(seconds, 1), "genebench_version": __version__}
+                            "probe": settings.to_dict(),
+                            "tol": {name: control_settings(CONTROLS[name], settings).tol for name in present},
+                            "seconds": round(seconds, 1), "genebench_version": __version__}
     commit_manifest(out, manifest)
     data = BenchmarkData(out)
     manifest["controls"]["shortcut_solvable"] = {

@@ -45,11 +45,7 @@ def score_values(task: Task, values: np.ndarray, rows: np.ndarray | None = None)
     values, labels, folds = values[rows], task.labels[rows], folds[rows]
     if not len(rows) or len(np.unique(folds)) <= int(folds.max()):
         return float("nan")
-    target = task_type(task.metadata.type).target
-    with np.errstate(over="ignore"):
-        proba = np.exp(values) if target == "multiclass" else 1 / (1 + np.exp(-values))
-    if target == "binary":
-        proba = proba[:, 0]
+    proba = task_type(task.metadata.type).probabilities(values)
     readout = np.asarray(task.entities[rows, 1]) if is_ordered_pair(task) else None
     per_fold = [classification_scores(labels[folds == k], proba[folds == k], task_type=task.metadata.type,
                                       groups=None if readout is None else readout[folds == k], thresholded=False)

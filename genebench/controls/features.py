@@ -43,13 +43,21 @@ NAME_WORDS = 2048
 """Word and word-pair features of the symbol and approved name (the most frequent over all HGNC genes)."""
 NAME_CHARACTERS = 1024
 """Character 2- to 4-gram features of the symbol, previous symbols and aliases."""
+NAME_SENTENCE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+"""The sentence encoder that reads "Gene symbol <symbol> full name <name>" (NumPy runtime, float32: the same vectors
+on every machine, with or without torch)."""
 
 
 class NameFeatures:
-    """Binary features of what a gene's names say, fitted on every gene of the HGNC table (so a gene's vector does
-    not depend on the genes asked for): words and word pairs of "<symbol> <approved name>" with its previous
-    symbols and aliases as words, and character 2- to 4-grams of the symbol, previous symbols and aliases (a
-    family's stem: "ZNF", "SLC", "HLA-").
+    """What a gene's names say, fitted on every gene of the HGNC table (so a gene's vector does not depend on the
+    genes asked for): binary words and word pairs of "<symbol> <approved name>" with its previous symbols and aliases
+    as words, binary character 2- to 4-grams of the symbol, previous symbols and aliases (a family's stem: "ZNF",
+    "SLC", "HLA-"), and, when `sentences` is given, its vector of "Gene symbol <symbol> full name <name>" (what the
+    words mean, not only which they are).
+
+    Args:
+        hgnc: the HGNC table.
+        sentences: an encoder of the genes' HGNC descriptions (`names` uses `NAME_SENTENCE_MODEL`), or None.
 
     Examples:
         >>> hgnc = pd.DataFrame({"symbol": ["ZNF1", "ZNF2", "KRT1"], "name": ["zinc finger 1", "zinc finger 2",
@@ -59,14 +67,17 @@ class NameFeatures:
         (True, 2)
     """
 
-    def __init__(self, hgnc: pd.DataFrame) -> None:
+    def __init__(self, hgnc: pd.DataFrame, sentences: Any | None = None) -> None:
         self.hgnc = hgnc
+        self.sentences = sentences
 
     @cached_property
     def meta(self) -> ModelInfo:
         """The control's record."""
-        return ModelInfo(id="control/name", revision="words+symbol-character-ngrams", input="bag-of-words",
-                         pooling="counts", settings={"words": NAME_WORDS, "characters": NAME_CHARACTERS})
+        model = self.sentences.meta.keyed().cache_key if self.sentences is not None else None
+        return ModelInfo(id="control/name", revision="words+symbol-character-ngrams+sentences", input="bag-of-words",
+                         pooling="counts", settings={"words": NAME_WORDS, "characters": NAME_CHARACTERS,
+                                                     "sentences": model})
 
     @cached_property
     def _fitted(self) -> tuple[Any, Any, dict[str, int]]:
@@ -88,20 +99,31 @@ class NameFeatures:
         return (symbols + " " + table["name"].fillna("").astype(str)).tolist(), symbols.tolist()
 
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
-        """Binary name features, shape (n_genes, n_features); symbols not in the HGNC table are missing."""
+        """The name features, shape (n_genes, n_features); symbols not in the HGNC table (or that the sentence
+        encoder cannot read) are missing."""
         word_reader, char_reader, row_of = self._fitted
         known = [s for s in dict.fromkeys(symbols) if s in row_of]
-        table = self.hgnc.iloc[[row_of[s] for s in known]]
-        words, chars = self._texts(table)
-        vectors = scipy.sparse.hstack([word_reader.transform(words), char_reader.transform(chars)]).toarray()
-        unknown = [s for s in dict.fromkeys(symbols) if s not in row_of]
-        return GeneEmbeddings(known, vectors.astype(np.float32), missing={"unknown_symbol": unknown} if unknown
-                              else {}, model=self.meta.model_copy(update={"dim": vectors.shape[1]}))
+        missing = {"unknown_symbol": [s for s in dict.fromkeys(symbols) if s not in row_of]}
+        parts = []
+        if self.sentences is not None:
+            read = self.sentences.encode(known)
+            missing |= read.missing
+            known, parts = list(read.symbols), [read.vectors]
+        words, chars = self._texts(self.hgnc.iloc[[row_of[s] for s in known]])
+        counts = scipy.sparse.hstack([word_reader.transform(words), char_reader.transform(chars)]).toarray()
+        vectors = np.hstack([counts.astype(np.float32), *parts])
+        return GeneEmbeddings(known, vectors, missing={k: v for k, v in missing.items() if v},
+                              model=self.meta.model_copy(update={"dim": vectors.shape[1]}))
 
 
 def names(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSettings, seed: int) -> Iterator[TaskScores]:
-    """The name control: the tasks probed on `NameFeatures`."""
-    return probed(NameFeatures(data.hgnc()), data, tasks, settings)
+    """The name control: the tasks probed on `NameFeatures`, its sentence vectors through the embedding cache."""
+    from genebench.inputs import CACHE, get_adapter, load_target
+
+    hgnc = data.hgnc()
+    sentences = get_adapter("description", NAME_SENTENCE_MODEL, hgnc=hgnc, source="hgnc", runtime="numpy",
+                            dtype="float32")
+    return probed(NameFeatures(hgnc, load_target(CACHE)(sentences)), data, tasks, settings)
 
 
 # -- random -------------------------------------------------------------------------------------------------------

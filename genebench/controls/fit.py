@@ -12,6 +12,7 @@ solver's tolerance).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -55,7 +56,12 @@ class SeedScores:
         return self.spread / (self.n - 1) ** 0.5 if self.n > 1 else float("inf")
 
 
-def fit_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSettings, *,
+def control_settings(control: Control, settings: ProbeSettings) -> ProbeSettings:
+    """The probe settings `control` is fitted with: `settings`, with the control's own tolerance."""
+    return settings if control.tol is None else dataclasses.replace(settings, tol=control.tol)
+
+
+def fit_controls(data: BenchmarkData, tasks: Sequence[Task], base: ProbeSettings, *,
                  names: Sequence[str] = tuple(CONTROLS), scored: Mapping[tuple[str, str], SeedScores] | None = None,
                  progress: bool = True) -> Iterator[tuple[str, int, TaskScores]]:
     """Fit controls on `tasks`, yielding (control name, seed, task scores with held-out predictions) per task.
@@ -63,7 +69,7 @@ def fit_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSett
     Args:
         data: the data the tasks come from (its HGNC table and partner recipes).
         tasks: the tasks, with the folds of one scheme.
-        settings: the probe settings every control is fitted with.
+        base: the probe settings every control is fitted with (with its own tolerance, `control_settings`).
         names: which controls (default all of `CONTROLS`).
         scored: (task name, control) -> a seeded control's seeds scored already (stored); a task gets only the seeds
             `random_seeds_left` asks for after them (default none: every task starts at seed 0). The other controls
@@ -78,6 +84,7 @@ def fit_controls(data: BenchmarkData, tasks: Sequence[Task], settings: ProbeSett
         applicable = [task for task in tasks if control.applies(task.metadata)]
         if not applicable:
             continue
+        settings = control_settings(control, base)
         if control.seeded:
             done = {task: seeds for (task, name), seeds in (scored or {}).items() if name == control.name}
             yield from _fit_seeded(control, data, applicable, settings, done, progress)
@@ -141,6 +148,8 @@ def held_out_values(task: Task, scores: TaskScores) -> np.ndarray:
     classes (a softmax's per-class ranking is that of its log-probabilities, not of its logits).
 
     Examples:
+        >>> from genebench.results import Coverage
+        >>> from genebench.tasks.metadata import TaskMetadata
         >>> task = Task(TaskMetadata(name="t", category="localization", type="binary", family="f", source_url="",
         ...             source_version="", license="", citation=""), np.array(["A", "B"]), np.array([0, 1]),
         ...             np.array([0, 1]))
@@ -150,9 +159,7 @@ def held_out_values(task: Task, scores: TaskScores) -> np.ndarray:
     """
     proba = np.asarray(scores.held_out, dtype=np.float64)
     proba = proba.reshape(len(proba), -1)
-    with np.errstate(divide="ignore"):
-        values = np.log(proba) if task_type(task.metadata.type).target == "multiclass" else \
-            np.log(proba) - np.log1p(-proba)
+    values = task_type(task.metadata.type).ranking_values(proba)
     out = np.full((len(task.folds), proba.shape[1]), np.nan, dtype=np.float32)
     out[scores.rows] = values
     return out

@@ -133,7 +133,7 @@ class StoredControls:
             if column >= 0:  # a derived task's column alone, not its parent's whole block
                 stored, center = stored[:, [column]], [center[column]] if len(center) else []
             block = decode_predictions(stored, center)
-            values = block if column < 0 and task_type(meta.type).target != "binary" else block[:, 0]
+            values = block if column < 0 and task_type(meta.type).has_columns else block[:, 0]
             out[record["control"]] = values.astype(np.float32)
         return out
 

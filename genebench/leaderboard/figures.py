@@ -23,7 +23,14 @@ _ELEMENTS = frozenset({
     "clipPath", "use", "style", "title", "desc", "linearGradient", "radialGradient", "stop", "mask", "pattern",
     "symbol", "marker",
 })
-_UNSAFE_VALUE = re.compile(r"javascript:|vbscript:|data:|url\(\s*(?!#)|@import|expression\s*\(|<", re.IGNORECASE)
+_UNSAFE_VALUE = re.compile(r"javascript:|vbscript:|data:|url\((?!#)|@import|expression\(|<|\\|/\*", re.IGNORECASE)
+"""Values that may run script or fetch something, searched with whitespace and control characters removed (a
+browser skips them inside a URL scheme); CSS escapes and comments are refused, since they could spell any of it."""
+_IGNORED = re.compile(r"[\x00-\x20\x7f]+")
+
+
+def _unsafe(value: str) -> bool:
+    return bool(_UNSAFE_VALUE.search(_IGNORED.sub("", value)))
 
 
 class FigureError(ValueError):
@@ -76,7 +83,7 @@ def _clean(element: ET.Element) -> None:
         namespace, _, name = child.tag.rpartition("}")
         if namespace.lstrip("{") != _SVG or name not in _ELEMENTS:
             element.remove(child)
-        elif name == "style" and _UNSAFE_VALUE.search(child.text or ""):
+        elif name == "style" and _unsafe(child.text or ""):
             element.remove(child)
         else:
             _clean(child)
@@ -84,5 +91,5 @@ def _clean(element: ET.Element) -> None:
         local = attribute.rpartition("}")[2]
         is_link = local == "href"
         if local.lower().startswith("on") or (is_link and not value.startswith("#")) or \
-                (not is_link and _UNSAFE_VALUE.search(value)):
+                (not is_link and _unsafe(value)):
             del element.attrib[attribute]

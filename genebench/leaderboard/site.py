@@ -21,7 +21,7 @@ from genebench.atomic import write_atomic
 from genebench.comparability import Standing, revision_id, revision_task_count, standings
 from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
-from genebench.report import plain_text, understanding_left_out, understanding_rows
+from genebench.report import plain_text, task_cell, understanding_left_out, understanding_rows
 from genebench.results import (
     added_summary,
     format_added,
@@ -209,9 +209,8 @@ def _score_cell(result: Any) -> list[Any]:
     if result.skipped is not None:
         return _cell("\u2013", None)
     score = result.scores[result.main_score]
-    text = f"{score.mean:.3f}" if len(score.folds) == 1 else f"{score.mean:.3f} \u00b1 {score.std:.3f}"
-    metric = "" if result.main_score == "roc_auc" else f" {result.main_score}"
-    return _cell(f"{text}{metric} ({format_lift(result.lift)})", score.mean)
+    lift = float("nan") if result.lift is None else result.lift
+    return _cell(task_cell(score.mean, score.std, len(score.folds), lift, result.main_score), score.mean)
 
 
 def _finite(value: Any) -> float | None:
@@ -327,7 +326,8 @@ def _model_entry(run: ModelRun, family: ModelRun | None, standing: Standing) -> 
     }
 
 
-def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]] = (), *,
+                     published: bool = True) -> dict[str, Any]:
     """The JSON document the page renders. Every number on the page is a cell here, [text, sort value], its text
     written by `genebench.results`' formatters from the stored results and its means by `vote_means` (one vote per
     multi-label parent), so the page's script formats and averages nothing.
@@ -341,6 +341,9 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
     Args:
         runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
         figures: (relative src, caption) pairs.
+        published: add the paper's published models on the page's tasks (`genebench.published.leaderboard`): key
+            "published" (their label, entries and modalities), their cells in `cells` and their summary cells in
+            `views`; never in `models`, never ranked.
     """
     listed, beside = pair_schemes(runs)
     tasks = _task_entries(listed, runs)
@@ -351,6 +354,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
     standing = run_standings(listed)
     models = [_model_entry(run, families[run.key], standing[run.key]) for run in listed]
     ordered = sorted(tasks.values(), key=lambda task: (CATEGORIES.index(task["category"]), task["name"]))
+    field = _published_field({task["name"]: task["category"] for task in ordered}, listed) if published else None
     views = {}
     for category, task_type, flagged in view_keys(ordered):
         shown = {t["name"] for t in ordered if not t["incomplete"] and category in ("", t["category"]) and
@@ -360,6 +364,9 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
             run.key: summary_cells(frames[run.key] if run.folds == "paper" else None, family_frames[run.key], shown,
                                    len(shown) if filtered else standing[run.key].n_expected)
             for run in listed}
+        for entry in field["models"] if field else ():
+            views[f"{category}|{task_type}|{flagged}"][entry["key"]] = summary_cells(
+                field["frames"][entry["key"]], None, shown, len(shown))
     present = {task["type"] for task in tasks.values()}
     return {
         "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -376,11 +383,21 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         "tasks": ordered,
         "models": models,
         "views": views,
-        "cells": {run.key: task_cells(run, families[run.key]) for run in listed},
+        "cells": {run.key: task_cells(run, families[run.key]) for run in listed} | (field["cells"] if field else {}),
+        "published": {key: field[key] for key in ("label", "models", "modalities")} if field else None,
         "understanding_out": understanding_left_out(pd.concat(
             [results_frame(run.results) for run in families.values() if run is not None] or [pd.DataFrame()])),
         "figures": [{"src": src, "caption": caption} for src, caption in figures],
     }
+
+
+def _published_field(tasks: dict[str, str], listed: Sequence[ModelRun]) -> dict[str, Any]:
+    """The paper's published models on `tasks`, their relation marks for the first paper-fold run listed."""
+    from genebench.published.leaderboard import published_entries
+
+    first = next((run for run in listed if run.folds == "paper"), None)
+    return published_entries(tasks, first.dataset_revision.get("sources", {}) if first else None,
+                             first.results[0].probe if first else None)
 
 
 def results_file(run: ModelRun) -> str:
@@ -388,7 +405,8 @@ def results_file(run: ModelRun) -> str:
     return "results.json" if run.folds == "paper" else f"results-{run.folds}.json"
 
 
-def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = ()) -> Path:
+def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = (),
+               published: bool = True) -> Path:
     """Write the leaderboard page, its assets, figures and per-model files into `out_dir`.
 
     Args:
@@ -396,6 +414,7 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
         out_dir: Output folder; created if needed, files in it are replaced one by one, atomically.
         figures: Extra report figures (PNG/SVG) to show after the generated heatmap; each is re-encoded or
             sanitised (`clean_figure`), or dropped with a warning.
+        published: show the paper's published models beside the runs (`leaderboard_data`).
 
     Returns:
         The path of `index.html`.
@@ -436,7 +455,7 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
             continue
         shown.append((_href("figures", name), figure_caption(figure)))
     page = (ASSETS_DIR / "index.html").read_text(encoding="utf-8")
-    page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown)))
+    page = page.replace("__LEADERBOARD_DATA__", embed_json(leaderboard_data(runs, shown, published=published)))
     index = out / "index.html"
     write_atomic(index, page.encode("utf-8"))
     write_atomic(out / "README.md", SPACE_README.encode("utf-8"))

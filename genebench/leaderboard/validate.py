@@ -252,10 +252,15 @@ def expected_controls(data: BenchmarkData, result: TaskResult) -> dict[str, floa
     return controls_on(data, task, covered_rows(task, result.coverage.missing_genes), folds)
 
 
+MARKS = ("incomplete", "incomplete_labels", "family_unscorable")
+"""The task marks a result carries that the data decides: each must be the data's."""
+
+
 def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
-    """Refuse any result whose controls, lift or shortcut flag differ from what `data`'s stored control predictions
-    give: a lift is recomputed from the data, never taken from the file (an edited lift whose controls were
-    edited to match is caught here)."""
+    """Refuse any result whose controls, lift, shortcut flag or task marks (`MARKS`) differ from what `data` gives:
+    a lift is recomputed from the data's stored control predictions, never taken from the file (an edited lift whose
+    controls were edited to match is caught here), and a task is marked incomplete, flagged or unscorable by the
+    data alone."""
     for run in runs:
         for result in run.results:
             source = f"results {run.key}/{task_file_name(result.task.name)}"
@@ -267,7 +272,9 @@ def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
             differ = sorted(name for name in set(expected) | set(recorded)
                             if not abs(expected.get(name, np.nan) - recorded.get(name, np.nan)) <= CONTROL_TOLERANCE)
             lift = None if result.skipped is not None else lift_over(result.scores[result.main_score].mean, expected)
-            flagged = data.metadata(result.task.name, folds=result.probe.get("folds", "paper")).is_shortcut_solvable
+            truth = data.metadata(result.task.name, folds=result.probe.get("folds", "paper"))
+            flagged = truth.is_shortcut_solvable
+            marks = [mark for mark in MARKS if getattr(result.task, mark) != getattr(truth, mark)]
             problem = None
             if differ:
                 name = differ[0]
@@ -278,6 +285,9 @@ def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
             elif result.task.is_shortcut_solvable != flagged:
                 problem = (f"shortcut flag {result.task.is_shortcut_solvable} does not match the data's "
                            f"({flagged})")
+            elif marks:
+                problem = (f"task mark {marks[0]} {getattr(result.task, marks[0])!r} does not match the data's "
+                           f"({getattr(truth, marks[0])!r})")
             if problem:
                 raise SubmissionError(f"{source}: {problem}; results must not be edited by hand, rerun `genebench "
                                       "run` against this data.")

@@ -34,10 +34,12 @@ The algorithm, exactly (so anyone can reproduce the folds without genebench):
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 
 import numpy as np
 
 from genebench.tasks.metadata import TaskMetadata
+from genebench.tasks.task import Task
 
 
 def task_seed(seed: int, task_name: str) -> int:
@@ -223,6 +225,53 @@ def cold_gene_folds(first: np.ndarray, second: np.ndarray, *, n_folds: int, seed
     group[rng.permutation(len(genes))] = np.arange(len(genes)) % n_folds
     a, b = group[np.searchsorted(genes, first)], group[np.searchsorted(genes, second)]
     return np.where(a == b, a, -1).astype(np.int8)
+
+
+def family_fold_problem(task: Task, paper_folds: np.ndarray, families: Mapping[str, str] | None) -> str | None:
+    """Why a task's stored family folds are not the ones step 6 gives, or None: checked at data open
+    (`genebench.data.BenchmarkData`), so damaged family folds are never scored.
+
+    A task with family folds (single-gene cv, `has_family_folds`) needs every row in a fold 0..k-1, no family of
+    `families` (the HGNC table the data was built with, `genebench.tasks.families.gene_families`; None skips this)
+    in two folds, and its `family_unscorable` mark set exactly when the folds leave it unscorable (a fold empty, or
+    the probe's `check_labels` refusing them). Any other task keeps its split: family folds equal `paper_folds`.
+
+    Examples:
+        >>> from genebench.tasks.metadata import TaskMetadata
+        >>> meta = TaskMetadata(name="t", category="localization", type="binary", family="f", source_url="u",
+        ...                     source_version="1", license="l", citation="c", n_folds=2)
+        >>> genes = np.array(["A1", "A2", "B1", "B2"])
+        >>> family_fold_problem(Task(meta, genes, np.array([0, 1, 0, 1]), np.array([0, 1, 1, 0])), np.zeros(4),
+        ...                     {"A1": "group:1", "A2": "group:1", "B1": "stem:B", "B2": "stem:B"})
+        "family 'group:1' is in folds 0 and 1 (2 families cross a fold)"
+    """
+    from genebench.probe.validation import check_labels
+    from genebench.tasks.families import families_of
+
+    meta, folds = task.metadata, np.asarray(task.folds)
+    if not meta.has_family_folds:
+        if not np.array_equal(folds, np.asarray(paper_folds)):
+            return "its family folds differ from its paper split (a pair or train-test task keeps its split)"
+        return None
+    if (outside := ~np.isin(folds, np.arange(meta.n_folds))).any():
+        return (f"{int(outside.sum())} rows have a family fold outside 0..{meta.n_folds - 1} "
+                f"(e.g. {folds[outside][0].item()!r})")
+    if families is not None and not meta.is_derived:  # a derived task's folds are its parent's, checked there
+        names, of_row = np.unique(families_of(task.entities, families).astype(str), return_inverse=True)
+        low, high = np.full(len(names), meta.n_folds), np.full(len(names), -1)
+        np.minimum.at(low, of_row, folds)
+        np.maximum.at(high, of_row, folds)
+        if (cross := np.flatnonzero(low != high)).size:
+            first = cross[0]
+            return (f"family {str(names[first])!r} is in folds {low[first]} and {high[first]} ({cross.size} families "
+                    "cross a fold)")
+    empty = [k for k in range(meta.n_folds) if not (folds == k).any()]
+    reason = f"fold {empty[0]} is empty" if empty else check_labels(meta.type, task.labels, folds, min_covered=1)
+    if (reason is None) != (meta.family_unscorable is None):
+        return (f"it is marked family_unscorable {meta.family_unscorable!r}, but its family folds give "
+                f"{reason!r}" if reason is None else f"its family folds leave it unscorable ({reason}), but it is "
+                "not marked family_unscorable")
+    return None
 
 
 def fold_imbalance(folds: np.ndarray, n_folds: int) -> float:

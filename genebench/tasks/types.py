@@ -73,6 +73,29 @@ class TaskTypeInfo:
             return labels
         return (labels == 1)[:, None]
 
+    def ranking_values(self, proba: np.ndarray) -> np.ndarray:
+        """Held-out probabilities, shape (n, n_columns), as the values stored for them: log-probabilities of
+        classes (multiclass: a softmax's per-class ranking is that of its log-probabilities, not of its logits),
+        else logits.
+
+        Examples:
+            >>> task_type("binary").ranking_values(np.array([[0.5]])).tolist()
+            [[0.0]]
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(proba) if self.target == "multiclass" else np.log(proba) - np.log1p(-proba)
+
+    def probabilities(self, values: np.ndarray) -> np.ndarray:
+        """The inverse of `ranking_values`: probabilities, shape (n,) for one binary column, else (n, n_columns).
+
+        Examples:
+            >>> task_type("categorical").probabilities(np.log(np.array([[0.25, 0.75]]))).round(2).tolist()
+            [[0.25, 0.75]]
+        """
+        with np.errstate(over="ignore"):
+            proba = np.exp(values) if self.target == "multiclass" else 1 / (1 + np.exp(-values))
+        return proba if self.has_columns else proba[:, 0]
+
 
 TASK_TYPE_TABLE: dict[str, TaskTypeInfo] = {
     "binary": TaskTypeInfo("binary", "roc_auc", "two classes, one per gene"),

@@ -68,4 +68,4 @@ def test_a_model_given_twice_is_counted_once_with_a_note(tmp_path, capsys, caplo
     assert len(results) == len(load_results(root))
     comparison = compare(results, next(iter(MODELS)), PARTIAL, n_boot=100)
     assert comparison.n_tasks == 2
-    assert f"B: 2 of {len(TASKS)} tasks, coverage 100.0% (partial" in comparison.to_text()
+    assert f"B: 2 of {len(TASKS)} tasks (paper folds), coverage 100.0% (partial" in comparison.to_text()

@@ -100,21 +100,27 @@ def test_run_with_every_selected_task_flagged_and_excluded(cli, tmp_path):
 
 
 @pytest.mark.parametrize("command", ["report", "compare"])
-def test_report_and_compare_with_every_task_flagged_and_excluded(command, cli, results_copy, tmp_path):
+def test_report_and_compare_with_flagged_tasks_excluded(command, cli, results_copy, tmp_path):
+    """The shared results hold one flagged task (TF vs non-TF) and one that is not (N1 targets): --exclude-flagged
+    summarises the second alone, and succeeds."""
     from genebench.results import load_results
 
-    frame = load_results(results_copy)
-    flagged = frame.drop_duplicates("task")["is_flagged"].tolist()
-    before = snapshot(results_copy)
+    frame = load_results(results_copy).drop_duplicates(["task", "folds"])
+    assert dict(zip(frame["task"], frame["is_flagged"])) == {TASK: True, "N1 targets": False}
+    other = tmp_path / "other"
+    assert cli("run", "--input", "random", "--name", "other/x", "--tasks", TASK, "N1 targets", "--folds", "paper",
+               "--out", other).code == 0
+    before = snapshot(results_copy), snapshot(other)
     args = ("report", results_copy, "--out", tmp_path / "r") if command == "report" else \
-        ("compare", results_copy, "--a", "genebench/random-256", "--b", "other/x")
+        ("compare", results_copy, other, "--a", "genebench/random-256", "--b", "other/x", "--folds", "paper")
     outcome = cli(*args, "--exclude-flagged")
-    if all(flagged):
-        fails(outcome, command, "--exclude-flagged: every one of the", "drop --exclude-flagged")
-    else:  # the shared results hold one flagged task (TF vs non-TF) and one that is not
-        assert "Traceback" not in outcome.err
-        assert outcome.code in (0, 2) and len(outcome.err.splitlines()[-1:] or [""]) == 1
-    assert snapshot(results_copy) == before
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.err[-2000:]
+    if command == "report":
+        overall = outcome.out.split("\n\n")[0]  # the paper-fold table: N1 targets alone
+        assert "(1 task)" in overall and "| 1 of " in overall, overall
+    else:
+        assert "N1 targets" in outcome.out and f"| {TASK}" not in outcome.out, outcome.out[-2000:]
+    assert (snapshot(results_copy), snapshot(other)) == before
 
 
 def test_report_and_compare_when_only_flagged_tasks_were_run(cli, tmp_path):

@@ -143,6 +143,11 @@ SVGS = {
                        '<use xlink:href="javascript:alert(1)"/></svg>',
     "foreign object": '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><p>x</p></foreignObject></svg>',
     "external style": '<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(http://x/y.css);</style></svg>',
+    "escaped import": '<svg xmlns="http://www.w3.org/2000/svg"><style>@\\69mport "http://x/y.css";</style></svg>',
+    "escaped url": '<svg xmlns="http://www.w3.org/2000/svg"><style>rect{fill:u\\72l(http://x/y)}</style></svg>',
+    "escaped url attribute": '<svg xmlns="http://www.w3.org/2000/svg"><rect style="fill:u\\rl(http://x/y)"/></svg>',
+    "url with a space": '<svg xmlns="http://www.w3.org/2000/svg"><rect mask="url( http://x/y)"/></svg>',
+    "tab in a scheme": '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="java&#9;script:alert(1)"/></svg>',
 }
 
 
@@ -152,7 +157,7 @@ def test_the_leaderboard_sanitises_submitted_svgs(case, tmp_path):
 
     (tmp_path / "f.svg").write_text(SVGS[case])
     cleaned = clean_figure(tmp_path / "f.svg").decode().lower()
-    for marker in ("<script", "onload", "javascript:", "foreignobject", "@import"):
+    for marker in ("<script", "onload", "javascript:", "script:", "foreignobject", "@import", "http://x", "\\", "\t"):
         assert marker not in cleaned
 
 
@@ -189,3 +194,20 @@ def test_files_are_written_with_the_umask_mode(umask, mode, tmp_path):
 
 def test_run_results_are_readable_by_others(random_results):
     assert all(path.stat().st_mode & 0o044 for path in random_results.rglob("*") if path.is_file())
+
+
+def test_a_hostile_svg_beside_results_is_published_sanitised(cli, results_copy, tmp_path):
+    """The site keeps the figure, rebuilt without what could fetch or run, and every result as it was."""
+    from reliability_helpers import snapshot
+
+    (results_copy / "figures").mkdir(exist_ok=True)
+    (results_copy / "figures" / "evil.svg").write_text(SVGS["escaped url"].replace("</svg>", SVGS["script element"]
+                                                       [len('<svg xmlns="http://www.w3.org/2000/svg">'):]))
+    before = snapshot(results_copy)
+    outcome = cli("leaderboard", "build", results_copy, "--out", tmp_path / "site")
+    assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.err[-2000:]
+    published = [p for p in (tmp_path / "site" / "figures").iterdir() if p.name.endswith("evil.svg")]
+    assert len(published) == 1
+    text = published[0].read_text().lower()
+    assert "<rect" in text and "http://x" not in text and "<script" not in text and "\\" not in text
+    assert snapshot(results_copy) == before

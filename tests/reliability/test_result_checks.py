@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from reliability_helpers import fails, paper_result_files, snapshot
 
+from genebench.constants import SNAPSHOT_DIR
+
 READERS = {
     "report": (("report", "{results}", "--out", "{tmp}/report"), "report"),
     "compare": (("compare", "{results}", "--a", "genebench/random-256", "--b", "other/model"), "compare"),
@@ -228,3 +230,43 @@ def test_a_result_copied_twice_into_one_folder_is_refused(cli, results_copy, tmp
     copy = results_copy / "backup" / "genebench__random-256" / "seed=0"
     shutil.copytree(paper_result_files(results_copy)[0].parent, copy)
     _refused_everywhere(cli, results_copy, tmp_path, "report", "has two results for task", "keep one")
+
+
+MARK_READERS = {  # `submit --data` runs the leaderboard's data checks, once the run holds every task of the data
+    "report": READERS["report"][0],
+    "compare": READERS["compare"][0],
+    "leaderboard": ("leaderboard", "build", "{results}", "--out", "{tmp}/site", "--data", str(SNAPSHOT_DIR)),
+}
+
+
+def _marked_incomplete(document: dict) -> None:
+    document["task"]["incomplete"] = "hand-added"
+
+
+def _flag_raised(document: dict) -> None:  # a control raised past the shortcut line, the lift kept consistent
+    document["task"]["controls"]["random"] = 0.95
+    best = max(document["task"]["controls"].values())
+    document["lift"] = round(document["scores"]["roc_auc"]["mean"] - best, 6)
+
+
+@pytest.mark.parametrize("reader", MARK_READERS)
+@pytest.mark.parametrize("mark", ["incomplete", "flagged"])
+def test_a_task_mark_is_the_data_s_never_the_file_s(mark, reader, cli, results_copy, tmp_path):
+    path = next(p for p in paper_result_files(results_copy) if "N1_targets" in p.name)  # not flagged, complete
+    _edit(path, _marked_incomplete if mark == "incomplete" else _flag_raised)
+    before = snapshot(results_copy)
+    outcome = cli(*[a.format(results=results_copy, tmp=tmp_path) for a in MARK_READERS[reader]])
+    name = "leaderboard" if reader == "leaderboard" else reader
+    fragment = {"incomplete": "'hand-added'", "flagged": "random"}[mark]
+    line = fails(outcome, name, "N1", "rerun `genebench run`")
+    assert fragment in line or "shortcut" in line, line
+    assert snapshot(results_copy) == before
+    assert not (tmp_path / "site" / "index.html").exists() and not (tmp_path / "report").exists()
+
+
+def test_an_unscorable_mark_added_to_a_family_result_is_refused_against_the_data(cli, results_copy, tmp_path):
+    _edit(_family_file(results_copy), lambda d: d["task"].update(family_unscorable="hand-added"))
+    before = snapshot(results_copy)
+    fails(cli(*[a.format(results=results_copy, tmp=tmp_path) for a in MARK_READERS["leaderboard"]]), "leaderboard",
+          "task mark family_unscorable 'hand-added' does not match the data's (None)")
+    assert snapshot(results_copy) == before

@@ -15,9 +15,14 @@
       ["understanding", "Understanding (family folds)"], ["familyTasks", "Tasks (family folds)"]], scheme: "paper" },
     family: { ranked: "family-table", unranked: null, columns: [
       ["overall", "AUC (family folds)"], ["lift", "Lift (family folds)"],
-      ["understanding", "Understanding (family folds)"], ["tasks", "Tasks (family folds)"]], scheme: "family" }
+      ["understanding", "Understanding (family folds)"], ["tasks", "Tasks (family folds)"]], scheme: "family" },
+    // The paper's published models: their own group, never ranked (not even among themselves).
+    published: { ranked: "published-table", unranked: null, rank: false, columns: [
+      ["overall", "AUC (as published)"], ["tasks", "Tasks (as published, of this page's)"]], scheme: "the paper's" }
   };
-  var state = { category: "", type: "", modality: "", size: "", flagged: false, sorts: {}, taskSort: {} };
+  var PUBLISHED = data.published || { label: "", models: [], modalities: [] };
+  var state = { category: "", type: "", modality: "", size: "", flagged: false, published: true, sorts: {},
+    taskSort: {} };
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -60,8 +65,10 @@
     });
   }
 
+  function listedModels() { return data.models.concat(state.published ? PUBLISHED.models : []); }
+
   function visibleModels() {
-    return data.models.filter(function (m) {
+    return listedModels().filter(function (m) {
       return (!state.modality || m.modality === state.modality) && (!state.size || m.size === state.size);
     });
   }
@@ -90,13 +97,13 @@
       var spec = SECTIONS[section];
       var mine = models.filter(function (m) { return m.section === section; });
       var ranked = spec.unranked ? mine.filter(function (m) { return m.ranked; }) : mine;
-      fillSummary(spec.ranked, section, tasks, ranked, true);
+      fillSummary(spec.ranked, section, tasks, ranked, spec.rank !== false);
       if (spec.unranked) {
         var unranked = mine.filter(function (m) { return !m.ranked; });
         document.getElementById("unranked").hidden = !unranked.length;
         fillSummary(spec.unranked, section, tasks, unranked, false);
       } else {
-        document.getElementById(section + "-section").hidden = !data.models.some(function (m) {
+        document.getElementById(section + "-section").hidden = !listedModels().some(function (m) {
           return m.section === section;
         });
       }
@@ -174,7 +181,8 @@
   function scoreCell(model, task) {
     var mine = (data.cells[model.key] || {})[task.name] || {};
     var td = el("td", { "data-col": "model:" + model.key });
-    var parts = [["own", model.section === "paper" ? "paper " : "family "], ["family", "; family "],
+    var own = { paper: "paper ", family: "family ", published: "published " }[model.section];
+    var parts = [["own", own], ["family", "; family "],
                  ["added", "; added "]];
     parts.forEach(function (part) {
       if (!mine[part[0]]) { return; }
@@ -249,14 +257,17 @@
     renderSummary(tasks, models);
     renderTaskTables(tasks, models);
     document.getElementById("filter-status").textContent =
-      models.length + " of " + data.models.length + " models, " + tasks.length + " of " + data.tasks.length + " tasks";
+      models.filter(function (m) { return m.section !== "published"; }).length + " of " + data.models.length +
+      " models, " + tasks.length + " of " + data.tasks.length + " tasks";
   }
 
   function setupFilters() {
     var choices = {
       category: data.categories.map(function (c) { return [c, c]; }),
       type: data.task_types.map(function (t) { return [t, t]; }),
-      modality: data.modalities.map(function (m) { return [m, m]; }),
+      modality: data.modalities.concat(PUBLISHED.modalities.filter(function (m) {
+        return data.modalities.indexOf(m) < 0;
+      })).map(function (m) { return [m, m]; }),
       size: data.sizes.map(function (s) { return [s.key, s.label]; })
     };
     FILTERS.forEach(function (name) {
@@ -266,10 +277,13 @@
     });
     var flagged = document.getElementById("filter-flagged");
     flagged.addEventListener("change", function () { state.flagged = flagged.checked; render(); });
+    var shown = document.getElementById("filter-published");
+    shown.addEventListener("change", function () { state.published = shown.checked; render(); });
     document.getElementById("filter-reset").addEventListener("click", function () {
       FILTERS.forEach(function (name) { state[name] = ""; document.getElementById("filter-" + name).value = ""; });
       state.flagged = false;
       flagged.checked = false;
+      state.published = shown.checked = true;
       render();
     });
   }
@@ -277,6 +291,7 @@
   document.getElementById("provenance").textContent =
     "Generated " + data.generated + " from " + data.models.length + " model runs; data revision " +
     data.data_revisions.join(", ") + ". Ranked: runs holding every task of the data revision, within their fold scheme.";
+  document.getElementById("published-label").textContent = PUBLISHED.label;
   setupFilters();
   renderFigures();
   renderLeftOut();
