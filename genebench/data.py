@@ -241,6 +241,14 @@ class BenchmarkData:
         """The HGNC table the data was normalised with (`genebench.symbols.read_hgnc` columns)."""
         return pq.read_table(self._checked("symbols/hgnc.parquet")).to_pandas()
 
+    @cached_property
+    def gene_families(self) -> dict[str, str]:
+        """Symbol -> gene family of every gene of `hgnc()` (`genebench.tasks.families`): the units family folds hold
+        out, and added over names' bootstrap resamples."""
+        from genebench.tasks.families import gene_families
+
+        return gene_families(self.hgnc())
+
     def descriptions(self, source: str = "refseq") -> Path:
         """Path of a bundled description table (`descriptions/<source>.parquet`)."""
         return self._checked(f"descriptions/{source}.parquet")

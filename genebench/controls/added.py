@@ -1,4 +1,4 @@
-"""What a model adds over a gene's name: the "added over names" score, with a bootstrap over genes.
+"""What a model adds over a gene's name: the "added over names" score, with a bootstrap over gene families.
 
 Under family folds, the name control's held-out logit for each row (`BenchmarkData.control_predictions`) is held
 fixed as an offset, and a two-parameter logistic fit, ``logit P(y) = name logit + a + b * logit(model score)``,
@@ -8,28 +8,46 @@ main score (per label weighted by positives, then over folds). A model that only
 and scores about 0; it cannot take AUC off the names, as one L2 probe over [name features, model vectors] does
 when the vectors are wide (the README's "What a score means" measures both).
 
-Uncertainty is a Poisson(1) bootstrap over genes: gene g's weight in draw b is a fixed function of (symbol, b,
-seed), so draws pair across tasks and models and a mean over tasks has a CI from the per-draw means
-(`mean_with_ci`). Each draw is the first-order (influence-function) expansion of the weighted AUC difference in
-the weights, which makes 200 draws one matrix product per task; `tests/test_added.py` pins it against the exact
-weighted AUC.
+Uncertainty is a cluster bootstrap over HGNC gene families, the units family folds hold out (genes of one
+family are not independent draws): family f's Poisson(1) weight in draw b is a fixed function of (f, b, seed), so
+draws pair across tasks and models and a mean over tasks has a CI from the per-draw means (`mean_with_ci`). Each
+draw also refits the stacking slope of every fold under its weights, so the interval holds the refit's variance
+as well as the held-out rows'. A draw is the first-order (influence-function) expansion in the weights of the
+weighted AUC difference and of each fold's slope, one matrix product per task, the AUC moving with the slope as
+exact AUCs on a grid of slopes say (`_refit_shifts`); `tests/test_added.py` pins it against the exact weighted
+AUC, and `benchmarks/bench_understanding.py` measures its coverage on random vectors.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from genebench.tasks.families import symbol_stem
 from genebench.tasks.task import Task
 from genebench.tasks.types import task_type
 
 N_BOOT = 200
 """Bootstrap draws per task by default."""
 _CLIP = 1e-7
+_GRID = 5
+"""Slopes per fold and column, spanning the draws' refitted ones, at which the AUC is computed exactly (besides the
+fitted one) to find how fast it moves with the slope."""
+METHODS = {
+    "family bootstrap, slopes refitted": "Poisson(1) weights per HGNC gene family; each draw refits the stacking "
+                                          "slope of every fold (the default)",
+    "gene bootstrap, slopes refitted": "Poisson(1) weights per gene; each draw refits the stacking slopes",
+    "family bootstrap": "Poisson(1) weights per HGNC gene family; the fitted stacking slopes held fixed",
+    "gene bootstrap": "Poisson(1) weights per gene; the fitted stacking slopes held fixed (before issue #32: its "
+                      "per-task intervals excluded 0 for 14% of tasks with random vectors)",
+}
+"""Interval methods, by the name a record's `method` holds."""
 _POISSON_CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, k + 1, dtype=float)) for k in range(20)])
 
 
@@ -41,8 +59,9 @@ class AddedOverNames(BaseModel):
         low, high: the 95% percentile interval of `draws`.
         names, combined: the two AUCs, on the rows both the model and the name control scored.
         n_rows: those rows.
-        n_boot, seed: the bootstrap; draws of equal (n_boot, seed) pair by gene across tasks and models.
-        draws: `value` under each draw's gene weights, rounded to 1e-4.
+        n_boot, seed: the bootstrap; draws of equal (n_boot, seed) and `method` pair across tasks and models.
+        method: how the draws were made (`METHODS`); results written before it was recorded hold "gene bootstrap".
+        draws: `value` under each draw's weights, rounded to 1e-4.
         skipped: why it could not be computed.
     """
 
@@ -56,12 +75,14 @@ class AddedOverNames(BaseModel):
     n_rows: int = 0
     n_boot: int = N_BOOT
     seed: int = 0
+    method: str = "gene bootstrap"
     draws: list[float] = Field(default_factory=list)
     skipped: str | None = None
 
 
-def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, name_scores: np.ndarray, *,
-                     n_boot: int = N_BOOT, seed: int = 0) -> AddedOverNames:
+def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, name_scores: np.ndarray,
+                     families: Mapping[str, str] | None = None, *, refit: bool = True, n_boot: int = N_BOOT,
+                     seed: int = 0) -> AddedOverNames:
     """Added over names on `task` under the folds it carries (family folds, as the pipeline loads it).
 
     Args:
@@ -71,12 +92,15 @@ def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, nam
             (n_covered, n_columns) (multi-label, categorical).
         name_scores: the name control's held-out logits (log-probabilities for categorical) on every task row:
             shape (n_rows,) or (n_rows, n_columns); NaN where it could not score a row.
+        families: symbol -> family key (`BenchmarkData.gene_families`), the bootstrap's units (a pair's by its
+            first gene); None: each gene its own unit.
+        refit: whether each draw refits the stacking slopes (else they are held at the fitted ones).
         n_boot: bootstrap draws.
         seed: the bootstrap's seed.
 
     Returns:
-        The record; `skipped` says why when the task has no AUC (regression), no held-out fold for every row
-        (train-test) or no scorable fold.
+        The record, its `method` naming the interval's (`METHODS`); `skipped` says why when the task has no AUC
+        (regression), no held-out fold for every row (train-test) or no scorable fold.
 
     Examples:
         >>> from genebench.tasks.metadata import TaskMetadata
@@ -89,7 +113,8 @@ def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, nam
         0.0
     """
     info = task_type(task.metadata.type)
-    base = {"n_boot": n_boot, "seed": seed}
+    method = ("family" if families is not None else "gene") + " bootstrap" + (", slopes refitted" if refit else "")
+    base = {"n_boot": n_boot, "seed": seed, "method": method}
     folds = np.asarray(task.folds)[rows]
     if not info.is_classification:
         return AddedOverNames(**base, skipped="a regression task has no AUC to add to")
@@ -102,14 +127,20 @@ def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, nam
     x = _logit(np.asarray(model_scores, dtype=np.float64).reshape(len(rows), -1)[:, : names.shape[1]])
     keep = np.isfinite(names).all(axis=1) & np.isfinite(x).all(axis=1)
     y, names, x, folds, rows = y[keep], names[keep], x[keep], folds[keep], np.asarray(rows)[keep]
-    combined = _stacked(y, names, x, folds)
+    combined, slopes = _stacked(y, names, x, folds)
     name_auc, name_psi = auc_with_influence(y, names, folds)
     both_auc, both_psi = auc_with_influence(y, combined, folds)
     if not (np.isfinite(name_auc) and np.isfinite(both_auc)):
         return AddedOverNames(**base, n_rows=int(keep.sum()), skipped="no fold has both classes on the scored rows")
     value = both_auc - name_auc
-    units = np.asarray(task.entities)[rows]
-    draws = value + bootstrap_shifts(units[:, 0] if units.ndim == 2 else units, both_psi - name_psi, n_boot, seed)
+    genes = np.asarray(task.entities)[rows]
+    genes = (genes[:, 0] if genes.ndim == 2 else genes).astype(str)
+    if families is not None:
+        unique, of_row = np.unique(genes, return_inverse=True)
+        genes = np.array([families.get(g) or "stem:" + symbol_stem(g) for g in unique.tolist()])[of_row]
+    draws = value + bootstrap_shifts(genes, both_psi - name_psi, n_boot, seed)
+    if refit:
+        draws += _refit_shifts(y, names, x, folds, genes, slopes, n_boot, seed)
     low, high = np.quantile(draws, [0.025, 0.975])
     return AddedOverNames(**base, value=round(value, 6), low=round(float(low), 6), high=round(float(high), 6),
                           names=round(name_auc, 6), combined=round(both_auc, 6), n_rows=int(keep.sum()),
@@ -160,10 +191,25 @@ def _logit_from_log_probability(log_p: np.ndarray) -> np.ndarray:
     return log_p - np.log1p(-np.exp(log_p))
 
 
-def _stacked(y: np.ndarray, offset: np.ndarray, x: np.ndarray, folds: np.ndarray, *, n_iter: int = 25) -> np.ndarray:
+@dataclass(frozen=True)
+class _Slopes:
+    """What a draw needs to refit the stacking slopes: per fold (sorted) and column, the fitted left-out slope, and
+    the first-order change of that slope per unit of a row's residual ``r`` and of ``r * x`` (the 2x2 inverse
+    Hessian's slope row), with each row's residual at the fit on every row, shape (n, n_columns)."""
+
+    fold_ids: np.ndarray
+    slope: np.ndarray
+    per_r: np.ndarray
+    per_rx: np.ndarray
+    residual: np.ndarray
+
+
+def _stacked(y: np.ndarray, offset: np.ndarray, x: np.ndarray, folds: np.ndarray, *,
+             n_iter: int = 25) -> tuple[np.ndarray, _Slopes]:
     """Per column, ``offset + b_k * x``: b_k the slope of ``logit P(y) = offset + a + b x`` (L2 0.5 b^2, as the probe's
     C=1) fitted without fold k's rows, predicted on them. One Newton fit on every row, then one Newton step per fold
-    that takes its rows out (the fold's share of the gradient and Hessian), all columns at once.
+    that takes its rows out (the fold's share of the gradient and Hessian), all columns at once. Also returns the
+    slopes and their first-order response to row weights (`_Slopes`).
 
     Shapes: (n, n_columns) for y, offset, x; (n,) for folds.
     """
@@ -184,11 +230,66 @@ def _stacked(y: np.ndarray, offset: np.ndarray, x: np.ndarray, folds: np.ndarray
             fitting = tuple(v[:, active] for v in (y, offset, x))
     starts = np.flatnonzero(np.r_[True, folds[1:] != folds[:-1]])
     per_fold = _newton_sums(y, offset, x, a, b, starts)
-    _, step_b = _solve(per_fold.sum(axis=0)[None] - per_fold)  # each fold's rows left out: (n_folds, n_columns)
+    left_out = per_fold.sum(axis=0)[None] - per_fold  # each fold's rows left out: (n_folds, 5, n_columns)
+    _, step_b = _solve(left_out)
     fold_of_row = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(folds)]))
     stacked = np.empty(offset.shape)
     stacked[by_fold] = offset + (b + step_b).astype(np.float32)[fold_of_row] * x
-    return stacked
+    h_aa, h_ab, h_bb = left_out[:, 2], left_out[:, 3], left_out[:, 4]
+    det = h_aa * h_bb - h_ab * h_ab
+    det = np.where(det > 1e-12, det, np.inf)
+    residual = np.empty(offset.shape)
+    residual[by_fold] = y - 1.0 / (1.0 + np.exp(-np.clip(offset + a + b * x, -80.0, 80.0)))
+    return stacked, _Slopes(folds[starts], b + step_b, -h_ab / det, h_aa / det, residual)
+
+
+def _refit_shifts(y: np.ndarray, names: np.ndarray, x: np.ndarray, folds: np.ndarray, units: np.ndarray,
+                  slopes: _Slopes, n_boot: int, seed: int) -> np.ndarray:
+    """Each draw's change of the fold-mean AUC when every fold's stacking slope is refitted under the draw's unit
+    weights, to first order, shape (n_boot,). A refitted slope is the fitted one plus its first-order change (one
+    Newton step, linear in the weights, so `bootstrap_shifts`' exact product); a fold's positive-weighted AUC of
+    ``names + slope * x`` moves with it by its least-squares slope over exact AUCs at `_GRID` slopes spanning the
+    draws and the fitted one (an AUC is a step function of the slope, so no derivative at one point)."""
+    n_folds, n_columns = slopes.slope.shape
+    fold_index = np.searchsorted(slopes.fold_ids, folds)
+    parts = np.concatenate([slopes.residual, slopes.residual * x], axis=1)  # (n, 2 * n_columns)
+    table, rows = _table_rows(units, n_boot, seed)
+    weights = table.weights  # once: another thread may add units meanwhile
+    by_fold = np.stack([_exact_shifts(weights, rows[fold_index == k], parts[fold_index == k])
+                        for k in range(n_folds)])  # (n_folds, n_boot, 2 * n_columns)
+    outside = by_fold.sum(axis=0)[None] - by_fold  # each fold's training rows: the other folds
+    refitted = slopes.slope[:, None] + (slopes.per_r[:, None] * outside[..., :n_columns]
+                                        + slopes.per_rx[:, None] * outside[..., n_columns:])
+    shifts, scored = np.zeros(n_boot), 0
+    for k in range(n_folds):
+        at = fold_index == k
+        positives = y[at].sum(axis=0).astype(np.float64)
+        defined = (positives > 0) & (positives < at.sum())
+        if not defined.any():
+            continue
+        scored += 1
+        low = np.minimum(refitted[k].min(axis=0), slopes.slope[k])
+        high = np.maximum(refitted[k].max(axis=0), slopes.slope[k])
+        grid = np.vstack([low + t * (high - low) for t in np.linspace(0.0, 1.0, _GRID)] + [slopes.slope[k]])
+        aucs = np.stack([_column_aucs(y[at], names[at] + g * x[at]) for g in grid])  # (_GRID + 1, n_columns)
+        weight = np.where(defined & (high > low), positives, 0.0) / positives[defined].sum()
+        centred = grid - grid.mean(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            moves = (centred * aucs).sum(axis=0) / (centred * centred).sum(axis=0)  # AUC per unit of slope
+        shifts += (refitted[k] - slopes.slope[k]) @ np.where(weight > 0, weight * moves, 0.0)
+    return shifts / max(scored, 1)
+
+
+def _column_aucs(y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Each column's AUC (NaN without both classes), tied scores ranked in row order: a grid point and the fitted
+    slope are ranked alike, and ``names + slope * x`` rarely ties where ``slope * x`` moves it."""
+    order = np.argsort(np.ascontiguousarray(scores.T, dtype=np.float32), axis=1, kind="stable")
+    ranked_positive = np.take_along_axis(np.ascontiguousarray(y.T), order, axis=1)
+    positives = y.sum(axis=0).astype(np.float64)
+    negatives = len(y) - positives
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = (ranked_positive @ np.arange(1.0, len(y) + 1) - positives * (positives + 1) / 2) / (positives * negatives)
+    return np.where((positives > 0) & (negatives > 0), auc, np.nan)
 
 
 def _newton_sums(y: np.ndarray, offset: np.ndarray, x: np.ndarray, a: np.ndarray, b: np.ndarray,
@@ -335,22 +436,30 @@ def gene_weights(genes: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     return table.weights[:, rows]
 
 
-def bootstrap_shifts(genes: np.ndarray, influence: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Each draw's first-order change of a statistic whose per-row influence is `influence`: the sum over rows of
-    the row's gene weight times its influence (rows of one gene move together). Shape (n_boot,).
+def bootstrap_shifts(units: np.ndarray, influence: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Each draw's first-order change of statistics whose per-row influence is `influence`, shape (n,) or (n, m):
+    the sum over rows of (the row's unit weight - 1) times its influence (rows of one unit move together). Shape
+    (n_boot,) or (n_boot, m).
 
-    Each gene's influence is rounded to a multiple of one power of two (under 1e-9 of it, relatively), so small
-    that every partial sum of the product is a whole number of them, exact in float64: the draws are the same
-    bits whatever order the weight table holds the genes in, which depends on the tasks that added genes before
-    and on which thread got there first."""
-    table, rows = _table_rows(genes, n_boot, seed)
-    weights = table.weights  # once: another thread may add genes meanwhile
-    per_gene = np.bincount(rows, weights=influence, minlength=weights.shape[1])
-    bound = np.abs(per_gene).sum() * len(_POISSON_CDF)  # over the largest weight: every partial sum's bound
-    if not bound:
-        return np.zeros(n_boot)
-    step = np.ldexp(1.0, np.frexp(bound)[1] - 52)  # bound / step <= 2**52: whole numbers below 2**53 stay exact
-    return (weights @ np.rint(per_gene / step)) * step
+    Each unit's influence is rounded to a multiple of one power of two per statistic (under 1e-9 of it,
+    relatively), so small that every partial sum of the product is a whole number of them, exact in float64: the
+    draws are the same bits whatever order the weight table holds the units in, which depends on the tasks that
+    added units before and on which thread got there first."""
+    table, rows = _table_rows(units, n_boot, seed)
+    return _exact_shifts(table.weights, rows, influence)
+
+
+def _exact_shifts(weights: np.ndarray, rows: np.ndarray, influence: np.ndarray) -> np.ndarray:
+    """`bootstrap_shifts` on a weight table's `weights` and the table rows of the influences' units."""
+    influence = np.asarray(influence, dtype=np.float64)
+    flat = influence.reshape(len(influence), -1)
+    order = np.argsort(rows, kind="stable")
+    starts = np.flatnonzero(np.r_[True, rows[order][1:] != rows[order][:-1]])
+    per_unit = np.add.reduceat(flat[order], starts, axis=0)  # in row order within a unit: the same sums every run
+    bound = np.abs(per_unit).sum(axis=0) * len(_POISSON_CDF)  # over the largest |weight - 1|: every partial sum's
+    step = np.ldexp(1.0, np.frexp(np.where(bound > 0, bound, 1.0))[1] - 52)  # bound / step <= 2**52: exact
+    shifts = ((weights[:, rows[order][starts]] - 1.0) @ np.rint(per_unit / step)) * step
+    return shifts.reshape((len(weights), *influence.shape[1:]))
 
 
 def _table_rows(genes: np.ndarray, n_boot: int, seed: int) -> tuple[_WeightTable, np.ndarray]:
