@@ -10,13 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
 from genebench.config import RunConfig
@@ -42,6 +41,7 @@ from genebench.results import (
     results_frame,
     write_result,
 )
+from genebench.run_context import RunContext, SharedScores, shared_tasks
 from genebench.run_folder import RunFolder, scheme_folder
 from genebench.run_identity import RunIdentity
 from genebench.tasks.metadata import Folds
@@ -51,7 +51,6 @@ from genebench.wording import counted
 if TYPE_CHECKING:
     from genebench.distributed import RayEngine
     from genebench.probe.engine import TaskScores
-    from genebench.probe.settings import ProbeSettings
 
 logger = logging.getLogger(__name__)
 
@@ -145,74 +144,20 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
                       diagnostics=diagnostics, **extra)
 
 
-@dataclass
-class SharedScores:
-    """Probe scores that a run's later fold schemes take from its first: those of `names`, the tasks probed the
-    same under every scheme (`shared_tasks`), so probed once."""
-
-    names: set[str]
-    scores: dict[str, TaskScores] = field(default_factory=dict)
-
-    def keep(self, scores: TaskScores) -> None:
-        """Hold a shared task's scores for the schemes after this one."""
-        if scores.task.name in self.names:
-            self.scores[scores.task.name] = scores
-
-    def take(self, task: Task) -> TaskScores | None:
-        """The held scores of `task`, filed under this scheme's task (its controls and family report), or None."""
-        found = self.scores.get(task.name)
-        return None if found is None else replace(found, task=task)
-
-
-def shared_tasks(tasks: dict[str, list[Task]]) -> set[str]:
-    """The tasks a run probes the same under each of its schemes (`tasks` by scheme): the same rows, labels and
-    folds (pair and train-test tasks keep their split under family folds), scorable under every scheme, and
-    neither a derived task nor a parent (those are probed as one unit)."""
-    by_name = [{task.name: task for task in scheme} for scheme in tasks.values()]
-    related = {parent for scheme in tasks.values() for task in scheme if (parent := task.metadata.parent)}
-    shared = set()
-    for name in set.intersection(*(set(scheme) for scheme in by_name)) - related:
-        first, *others = (scheme[name] for scheme in by_name)
-        if first.metadata.parent or any(task.metadata.family_unscorable for task in (first, *others)):
-            continue
-        if all(np.array_equal(getattr(first, part), getattr(other, part)) for other in others
-               for part in ("entities", "labels", "folds")):
-            shared.add(name)
-    return shared
-
-
-def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str | Path, *,
-               settings: ProbeSettings | None = None, dataset_revision: dict[str, Any],
-               config: dict[str, Any] | None = None,
-               overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
-               partner_embeddings: GeneEmbeddings | None = None, engine: RayEngine | None = None,
-               data: BenchmarkData | None = None, timer: Timer | None = None,
-               shared: SharedScores | None = None) -> list[TaskResult]:
+def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str | Path,
+               context: RunContext) -> list[TaskResult]:
     """Score every task and write one result file per task as soon as it finishes, complete (its lift final).
 
     Tasks that cannot be scored (too few covered genes, a single-class fold, one gene family under family folds,
     ...) get a result whose `skipped` says why; the run goes on. Results already on disk are kept when they are
-    this run's (`RunFolder.kept`) and their lift is over the controls now in `data`, so rerunning an interrupted
-    run only computes what is missing, and never rewrites a kept file.
+    this run's (`RunFolder.kept`) and their lift is over the controls now in `context.data`, so rerunning an
+    interrupted run only computes what is missing, and never rewrites a kept file.
 
     Args:
-        tasks: the tasks to score, loaded with the folds of `settings.folds`.
+        tasks: the tasks to score, loaded with the folds of `context.settings.folds`.
         embeddings: gene symbol -> vector table, with its `ModelInfo` as `model` (what every adapter returns).
         out_dir: the results root (see `genebench.results.write_result`).
-        settings: probe settings (defaults when None).
-        dataset_revision: source versions and the built data's hash.
-        config: the run configuration, recorded with every result (`RunConfig.record()`).
-        overwrite: "only-missing" (default), "always" or "never" (see `OverwriteStrategy`).
-        progress: show progress (a bar on a terminal, a line a minute elsewhere; see `genebench.progress`).
-        partner_embeddings: vectors for non-gene entities of pair tasks.
-        engine: where the probes run: None here, a unit per core; a `RayEngine` on its cluster. Scores are the
-            same either way; results are finished on a pool here and written by this thread alone.
-        data: the tasks' data; given, the lift on a task the model covers in part is over the controls on its
-            covered rows (`controls_on`), and under family folds each result holds what the model adds over the
-            name control (`genebench.controls.added`); else over the stored controls.
-        timer: where the seconds of the probe, controls (summed over threads) and write phases add up.
-        shared: scores another scheme of the run already probed, taken instead of probing again; the shared
-            tasks this call probes are added to it.
+        context: what the run's tasks share.
 
     Returns:
         One `TaskResult` per task, in the order of `tasks` (kept ones read back from disk).
@@ -221,14 +166,15 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         ResultsError: `embeddings` carries no model record.
     """
     from genebench.probe.engine import iter_task_scores
-    from genebench.probe.settings import ProbeSettings
 
     if embeddings.model is None:
         raise ResultsError("embeddings: expected a model record (`embeddings.model`, a ModelInfo) to file results "
                            "under; set embeddings.model = ModelInfo(id='org/name', input=...).")
-    model, config, timer, settings = embeddings.model, config or {}, timer or Timer(), settings or ProbeSettings()
+    model, config, timer, settings, data = (embeddings.model, context.config, context.timer, context.settings,
+                                            context.data)
+    dataset_revision, shared, engine = context.dataset_revision, context.shared, context.engine
     probe = settings.to_dict()
-    folder = RunFolder(out_dir, RunIdentity.of_run(model, probe, dataset_revision), overwrite)
+    folder = RunFolder(out_dir, RunIdentity.of_run(model, probe, dataset_revision), context.overwrite)
     results: dict[str, TaskResult] = {}
     for task in tasks:
         kept = folder.kept(result_path(out_dir, model, task.name), dataset_revision=dataset_revision, config=config)
@@ -247,11 +193,11 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
         return to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config, **extra)
 
     counter = progress_counter(len(pending), f"probing ({settings.folds} folds)", "task",
-                               enabled=progress and bool(pending))
+                               enabled=context.progress and bool(pending))
     with counter as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
         scored = chain(taken.values(), scorer([*parents, *probed], embeddings, settings,
-                                     partner_embeddings=partner_embeddings))
+                                     partner_embeddings=context.partner_embeddings))
         finishing: dict[Future, str] = {}
         while True:
             with timer.phase("probe"):
@@ -340,11 +286,9 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         by_scheme, shared = {}, SharedScores(shared_tasks(tasks)) if len(tasks) > 1 else None
         for scheme, folder in folders.items():
             folder.save_config(config)
-            by_scheme[scheme] = run_probes(tasks[scheme], embeddings, folder.out,
-                                           settings=config.probe_settings(scheme), dataset_revision=data.revision,
-                                           config=config.record(), overwrite=overwrite, progress=progress,
-                                           partner_embeddings=partners, engine=engine, data=data, timer=timer,
-                                           shared=shared)
+            by_scheme[scheme] = run_probes(tasks[scheme], embeddings, folder.out, RunContext(
+                data.revision, config.probe_settings(scheme), config.record(), overwrite, progress, partners, engine,
+                data, timer, shared))
     seconds = {phase: round(timer.seconds.get(phase, 0.0), 3) for phase in PHASES}
     return Run(results=by_scheme[config.folds[0]], model=embeddings.model, embeddings=embeddings, partners=partners,
                by_scheme=by_scheme, n_genes=len(genes), seconds=seconds)

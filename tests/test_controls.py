@@ -291,7 +291,7 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
 
     from genebench.errors import SubmissionError
     from genebench.leaderboard.validate import check_scores
-    from genebench.pipeline import run_probes
+    from genebench.pipeline import RunContext, run_probes
     from genebench.results import read_result, result_path
     from model_adapters.baselines import RandomAdapter
 
@@ -303,11 +303,11 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
         [g for g in genes if g not in dropped or g in set(fully.genes().tolist())])
     assert not set(fully.genes().tolist()) - set(embeddings.symbols.tolist())
     settings = ProbeSettings(device="cpu")
-    before, _ = run_probes([partly, fully], embeddings, tmp_path, settings=settings, dataset_revision=data.revision,
-                           progress=False)  # without the data: the stored controls, as an interrupted run leaves it
+    before, _ = run_probes([partly, fully], embeddings, tmp_path, RunContext(data.revision, settings,
+                           progress=False))  # without the data: the stored controls, as an interrupted run leaves it
     assert "controls_on_covered_rows" not in before.diagnostics
-    partial, full = run_probes([partly, fully], embeddings, tmp_path, settings=settings,
-                               dataset_revision=data.revision, progress=False, data=data)  # its controls: recomputed
+    partial, full = run_probes([partly, fully], embeddings, tmp_path, RunContext(
+        data.revision, settings, progress=False, data=data))  # its controls: recomputed
     assert partial.scores == before.scores
 
     rows = np.flatnonzero(np.isin(partly.entities.astype(str), embeddings.symbols.astype(str)))
@@ -331,9 +331,10 @@ def test_tasks_command_shows_the_flag_under_each_fold_scheme(capsys):
     import pandas as pd
 
     table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
-    assert table.loc[HLA, "paper"] == "name 1.000" and pd.isna(table.loc[HLA, "family"])  # unscorable there
-    assert table.loc["TF vs non-TF", "paper"] == "name 0.943"
-    assert pd.isna(table.loc["dosage sensitive vs insensitive TF", "family"])
+    paper, family = "shortcut (paper folds)", "shortcut (family folds)"
+    assert table.loc[HLA, paper] == "name 1.000" and pd.isna(table.loc[HLA, family])  # unscorable there
+    assert table.loc["TF vs non-TF", paper] == "name 0.943"
+    assert pd.isna(table.loc["dosage sensitive vs insensitive TF", family])
     assert main(["tasks", "--flagged", "--folds", "family"]) == 0
     out = capsys.readouterr().out
     data = open_data()

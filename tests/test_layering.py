@@ -21,7 +21,7 @@ PIPELINE_LINES = 350
 """The most lines `genebench/pipeline.py` may have."""
 FUNCTION_LINES = 80
 """The most lines a function of the packages may have (its `def` to its last line, docstring included)."""
-OVER_BUDGET = {"genebench.pipeline.run_probes": 89}
+OVER_BUDGET: dict[str, int] = {}
 """Functions still over `FUNCTION_LINES`, with their length when listed: each may only shrink, and leaves the list
 when it fits (a listed function that fits, or grew, fails the test)."""
 

@@ -10,8 +10,9 @@ from genebench.config import RunConfig
 from genebench.constants import SNAPSHOT_DIR
 from genebench.data import BenchmarkData
 from genebench.errors import GenebenchError
-from genebench.pipeline import run, select_tasks, shared_tasks, task_genes
+from genebench.pipeline import run, select_tasks, task_genes
 from genebench.results import read_result
+from genebench.run_context import shared_tasks
 
 SET_TASK = "PerturbQA k562_set dir"
 

@@ -16,7 +16,7 @@ from synthetic_world import World  # noqa: E402
 from genebench.errors import ResultsError  # noqa: E402
 from genebench.leaderboard.validate import check_scores  # noqa: E402
 from genebench.model_info import ModelInfo  # noqa: E402
-from genebench.pipeline import run_probes  # noqa: E402
+from genebench.pipeline import RunContext, run_probes  # noqa: E402
 from genebench.probe import ProbeSettings  # noqa: E402
 from genebench.results import (  # noqa: E402
     META_FILE,
@@ -44,8 +44,9 @@ def tasks():
 
 def _run(world, tasks, out, **kw):
     embeddings = replace(world.embeddings, model=kw.pop("model_info", MODEL))
-    return run_probes(tasks, embeddings, out, settings=kw.pop("settings", CPU), dataset_revision=REVISION,
-                      config=kw.pop("config", {"tasks": "test"}), progress=False, **kw)
+    return run_probes(tasks, embeddings, out, RunContext(REVISION, settings=kw.pop("settings", CPU),
+                                                         config=kw.pop("config", {"tasks": "test"}), progress=False,
+                                                         **kw))
 
 
 def test_layout_and_content(tasks, tmp_path):
@@ -155,13 +156,13 @@ def test_load_results_errors(tmp_path):
 def test_results_are_filed_under_the_model_record_the_embeddings_carry(tasks, tmp_path):
     world, task_list = tasks
     with pytest.raises(ResultsError, match=r"expected a model record \(`embeddings.model`, a ModelInfo\)"):
-        run_probes(task_list[:1], replace(world.embeddings, model=None), tmp_path, dataset_revision=REVISION,
-                   progress=False)
+        run_probes(task_list[:1], replace(world.embeddings, model=None), tmp_path,
+                   RunContext(REVISION, progress=False))
     from model_adapters.baselines import RandomAdapter
 
     hgnc = __import__("pandas").DataFrame({"symbol": world.genes})
     embeddings = RandomAdapter(hgnc=hgnc, dim=16).encode(world.genes)
-    results = run_probes(task_list[:1], embeddings, tmp_path, settings=CPU, dataset_revision=REVISION, progress=False)
+    results = run_probes(task_list[:1], embeddings, tmp_path, RunContext(REVISION, settings=CPU, progress=False))
     assert results[0].model == embeddings.model and results[0].model.revision == "seed=0"
     assert (tmp_path / "random" / "seed=0" / task_file_name(task_list[0].name)).is_file()
 
