@@ -120,6 +120,7 @@ def sklearn_scores(task: Task, embeddings: GeneEmbeddings, settings: ProbeSettin
     from sklearn.multioutput import MultiOutputClassifier
 
     X, covered = features(task, embeddings, settings)
+    X = X.astype(np.float64) if exact else X  # a float32 fit under a strong ridge rounds its scores into ties
     y, folds = task.labels[covered], task.folds[covered]
     kind = "binary" if task.metadata.type == "derived binary" else task.metadata.type
     readout = task.entities[covered, 1] if task.metadata.evaluation == "train-test" else None

@@ -35,7 +35,7 @@ from genebench.probe.validation import check_labels
 from genebench.symbols import SymbolMapper
 from genebench.tasks.audit import merge_near_duplicates
 from genebench.tasks.families import families_of, gene_families
-from genebench.tasks.folds import assign_folds, cold_gene_folds, family_folds
+from genebench.tasks.folds import assign_folds, cold_gene_folds, family_folds, fold_imbalance
 from genebench.tasks.metadata import TaskMetadata, TaskSpec
 from genebench.tasks.task import TRAIN_ONLY
 from genebench.tasks.types import task_type
@@ -663,7 +663,8 @@ def _with_family_report(meta: TaskMetadata, families: np.ndarray, classes: np.nd
     names, sizes = np.unique(families.astype(str), return_counts=True)
     largest = int(np.argmax(sizes))
     report: dict[str, Any] = {"n_families": len(names), "largest_family": str(names[largest]),
-                              "largest_family_share": round(float(sizes[largest] / len(families)), 4)}
+                              "largest_family_share": round(float(sizes[largest] / len(families)), 4),
+                              "fold_imbalance": round(fold_imbalance(folds, meta.n_folds), 4)}
     reason = None
     if classes is not None:
         target = task_type(meta.type).target

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from genebench.atomic import write_atomic
+from genebench.tasks.families import DOMINANT_SHARE
 from genebench.tasks.metadata import CATEGORIES
 
 _SUMMARY = """\
@@ -57,7 +58,8 @@ Family folds (`family_fold`, step 6 of the algorithm) hold gene families out: a 
 specific HGNC gene group, else its symbol stem (`genebench/tasks/families.py`), and whole families are assigned
 to folds by a seeded, label-stratified greedy like scikit-learn's `StratifiedGroupKFold`. Paralogs then never sit
 on both sides of a split, so a probe cannot score a held-out gene by looking up its family. Each task's metadata
-records its `family_report` (largest family share, positives per fold, labels that miss a fold) and, where its
+records its `family_report` (largest family share, fold imbalance, positives per fold, labels that miss a fold; the
+task table's "largest family", marked where one family holds more than a third of the task) and, where its
 labels cannot be split by family (HLA class I vs II), `family_unscorable` with the reason.
 """
 
@@ -182,7 +184,16 @@ def _task_table(out: Path, families: dict[str, Any]) -> pd.DataFrame:
         "task": frame["name"], "family": frame["family"], "category": frame["category"], "type": frame["type"],
         "rows": frame["n_entities"], "labels": frame["label_names"].map(len),
         "derived tasks": frame["name"].map(derived).fillna(0).astype(int),
+        "largest family": frame["family_report"].map(_largest_family),
     })
+
+
+def _largest_family(report: str | None) -> str:
+    """A task's largest family share as the task table shows it, marked where one family dominates the task."""
+    share = json.loads(report or "{}").get("largest_family_share")
+    if share is None:
+        return ""
+    return f"{share:.0%}" + (" (family-dominated)" if share > DOMINANT_SHARE else "")
 
 
 def _overview(tasks: pd.DataFrame) -> str:

@@ -27,6 +27,7 @@ from genebench.errors import ResultsError
 from genebench.metrics import score_problem
 from genebench.model_info import ModelInfo
 from genebench.run_identity import RunIdentity
+from genebench.tasks.folds import POOLED_AUC
 from genebench.tasks.metadata import TaskMetadata, best_of, format_control
 
 if TYPE_CHECKING:
@@ -361,12 +362,13 @@ def read_result(path: str | Path) -> TaskResult:
 
 _COLUMNS = ["model", "revision", "input", "folds", "task", "family", "category", "type", "parent", "metric", "is_main",
             "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
-            "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "added", "added_low",
-            "added_high", "added_draws", "data_revision", "data_tasks", "genebench_version", "date", "path"]
+            "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
+            "added", "added_low", "added_high", "added_draws", "data_revision", "data_tasks", "genebench_version",
+            "date", "path"]
 _KEY = ["model", "revision", "folds", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
-           "is_flagged": bool, "converged": bool, "name_control": np.float64, "added": np.float64,
+           "is_flagged": bool, "converged": bool, "name_control": np.float64, "pooled": np.float64, "added": np.float64,
            "added_low": np.float64, "added_high": np.float64, "data_tasks": np.float64}
 """Explicit dtypes of the results table's numeric and boolean columns (pandas 3 infers Arrow strings for columns
 that start empty, and arithmetic on those fails)."""
@@ -533,10 +535,12 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         best_control_score (its score, NaN without controls), is_flagged (a
         control reaches `SHORTCUT_AUC`), converged (every fold probe met tol; a score that did not is marked and
         left out of summaries), name_control (the name control's score under the result's folds),
-        incomplete (why the task's labels are known to be incomplete, else None), added, added_low, added_high and
-        added_draws (added over names, its 95% interval and bootstrap draws; NaN / None without), data_revision
-        (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown), genebench_version,
-        date, path.
+        incomplete (why the task's labels are known to be incomplete, else None), dominant_family (which family
+        holds more than a third of the task, `TaskMetadata.dominant_family`, else None), pooled (the roc_auc row: the
+        pooled out-of-fold AUC beside the fold mean, a diagnostic; NaN for other metrics), added, added_low,
+        added_high and added_draws (added over names, its 95% interval and bootstrap draws; NaN / None without),
+        data_revision (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
+        genebench_version, date, path.
     """
     results = list(results)
     if paths is None:
@@ -555,7 +559,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "best_control_score": result.best_control[1] if result.best_control else np.nan,
                 "is_flagged": result.task.is_shortcut_solvable, "converged": bool(result.converged),
                 "name_control": result.task.controls.get("name"),
-                "incomplete": getattr(result.task, "incomplete", None),
+                "incomplete": getattr(result.task, "incomplete", None), "dominant_family": result.task.dominant_family,
                 "added": added.value if has_added else np.nan, "added_low": added.low if has_added else np.nan,
                 "added_high": added.high if has_added else np.nan, "added_draws": added.draws if has_added else None,
                 "data_revision": revision_id(result.dataset_revision),
@@ -565,7 +569,8 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
             records.append(base | {"metric": np.nan, "is_main": False, "mean": np.nan, "std": np.nan, "n_folds": 0})
         for metric, score in result.scores.items():
             records.append(base | {"metric": metric, "is_main": metric == result.main_score, "mean": score.mean,
-                                   "std": score.std, "n_folds": len(score.folds)})
+                                   "std": score.std, "n_folds": len(score.folds),
+                                   "pooled": result.diagnostics.get(POOLED_AUC) if metric == "roc_auc" else None})
     return pd.DataFrame.from_records(records, columns=_COLUMNS).astype(_DTYPES)
 
 

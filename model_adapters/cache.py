@@ -159,9 +159,12 @@ class CachedEncoder:
             todo = self.encoder.encoding_order(todo)
         logger.info("embedding cache %s: %d genes cached, %d to encode", self.path, len(distinct) - len(todo),
                     len(todo))
-        with progress(len(todo), f"encoding with {self.meta.id}", "gene", enabled=bool(todo)) as overall:
+        weighted = hasattr(self.encoder, "encoding_cost")  # progress and ETA in what encoding costs, not genes
+        cost = dict(zip(todo, self.encoder.encoding_cost(todo) if weighted and todo else [1] * len(todo)))
+        with progress(sum(cost.values()), f"encoding with {self.meta.id}", "character" if weighted else "gene",
+                      enabled=bool(todo)) as overall:
             for settled_now, part in self._encode_chunks(todo):
-                overall.update(len(settled_now))
+                overall.update(sum(cost.get(symbol, 0) for symbol in settled_now))
                 rows.update(zip(part.symbols, part.vectors))
                 for reason, genes in part.missing.items():
                     missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))

@@ -142,6 +142,11 @@ class DescriptionAdapter:
         """Longest description first: `CachedEncoder` encodes in this order, so each chunk's batches pad little."""
         return self.source.by_length(symbols)
 
+    def encoding_cost(self, symbols: Sequence[str]) -> list[int]:
+        """What encoding each gene costs, in characters of its text: `CachedEncoder`'s progress and ETA count
+        these, since the longest texts go first and cost the most."""
+        return self.source.lengths(symbols)
+
     def encode(self, symbols: Sequence[str]) -> GeneEmbeddings:
         """Vectors for genes with a description; unknown and undescribed genes are reported missing."""
         known, unknown = split_known(symbols, self.hgnc)

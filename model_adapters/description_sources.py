@@ -128,6 +128,14 @@ class DescriptionSource:
         described = self.describe(symbols)
         return {"full": len(described.full), "name_only": len(described.partial), "missing": len(described.none)}
 
+    def lengths(self, symbols: Sequence[str]) -> list[int]:
+        """Characters of the text each of `symbols` is encoded from (0 without one), a measure that follows its
+        tokens; 1 each from the live NCBI source, whose texts are fetched as they are needed."""
+        if self.source == "ncbi":
+            return [1] * len(symbols)
+        texts = self.describe(symbols).texts
+        return [len(texts.get(symbol, "")) for symbol in symbols]
+
     def by_length(self, symbols: Sequence[str]) -> list[str]:
         """`symbols`, longest text first (stable); the live NCBI source keeps their order (fetched as needed)."""
         if self.source == "ncbi":

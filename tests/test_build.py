@@ -18,6 +18,8 @@ from genebench.card import PAPER_SIZES, size_comparison, unexplained_gaps
 from genebench.data import BenchmarkData, open_data
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
 from genebench.published import task_map
+from genebench.tasks.families import DOMINANT_SHARE
+from genebench.tasks.folds import fold_imbalance
 
 FAMILIES = ["humantfs", "hgnc", "reactome", "gene2gene"]
 
@@ -157,3 +159,15 @@ def test_paper_sizes_name_the_tasks_the_published_results_do():
     assert (both["task"].to_numpy() == mapped.loc[both["paper_task"].str.lower()].fillna("").to_numpy()).all()
     declared = {spec.name for family in ALL_FAMILIES for spec in get_builder_class(family).TASKS}
     assert set(table["task"]) - {""} <= declared
+
+
+def test_each_task_records_its_largest_family_and_fold_imbalance(built):
+    data = BenchmarkData(built)
+    tf = data.metadata("TF vs non-TF")
+    report = tf.family_report
+    assert report["fold_imbalance"] == round(fold_imbalance(data.load_task("TF vs non-TF", "family").folds, 5), 4)
+    assert report["fold_imbalance"] >= 1.0 and 0 < report["largest_family_share"] <= DOMINANT_SHARE
+    derived, parent = (data.metadata(name).family_report for name in ("Pathways;Signal Transduction", "Pathways"))
+    assert derived["fold_imbalance"] == parent["fold_imbalance"]  # one set of family folds
+    share = f"{report['largest_family_share']:.0%}"
+    assert re.search(rf"\| TF vs non-TF +\| humantfs .*\| {share} +\|", (built / "README.md").read_text())

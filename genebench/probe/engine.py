@@ -40,6 +40,7 @@ from genebench.probe.settings import ProbeSettings, Scale
 from genebench.probe.solvers import Basis, fit_logistic, fit_ridge
 from genebench.probe.validation import check_dims, check_embeddings, check_labels
 from genebench.results import Coverage, MetricScores
+from genebench.tasks.folds import pooled_diagnostic
 from genebench.tasks.task import Task
 from genebench.tasks.types import task_type
 
@@ -256,7 +257,7 @@ class ProbeEngine:
         if result.skipped is None:
             X, basis = features.matrix()
             held_out, fit_info = self._fit(task, X, labels, folds, basis)
-            result.diagnostics |= fit_info
+            result.diagnostics |= fit_info | pooled_diagnostic(task.metadata, labels, held_out)
             result.scores = self._metrics(task, labels, folds, held_out, features)
             result.held_out, result.rows = held_out, features.rows
         else:
@@ -335,7 +336,8 @@ class ProbeEngine:
             result.scores = self._metrics(task, labels, folds, column, features)
             result.held_out, result.rows = column, features.rows
             result.diagnostics = {"solver": f"reused the fit of parent '{parent.name}'",
-                                  "embeddings": self.tables[0].report, "n_not_converged": parent_unconverged}
+                                  "embeddings": self.tables[0].report, "n_not_converged": parent_unconverged,
+                                  **pooled_diagnostic(task.metadata, labels, column)}
         result.seconds = time.perf_counter() - start
         return result
 

@@ -290,12 +290,16 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
     split = np.repeat(np.arange(n_splits), n_columns)
     column = np.tile(np.arange(n_columns), n_splits)
     problems = _Problems(shared, split, column)
-    params, n_iter, gnorm = problems.minimise(problems.initial(), tol=tol, max_iter=max_iter, memory=memory)
+    params, n_iter, gnorm, _ = problems.minimise(problems.initial(), tol=tol, max_iter=max_iter, memory=memory)
+    converged = gnorm <= tol
     if _newton_finishes(X.shape, problems.size, multinomial=multinomial, C=C, n_train=shared.n_train):
         exact = _Problems(_Shared(dense(X).astype(np.float64), Y, train, mean, spread, basis, multinomial=False,
                                   C=C, device=device), split, column)
-        params, extra, gnorm = exact.minimise(params, tol=0.0, max_iter=_NEWTON_ITER, memory=memory,
-                                              newton=True)  # to its step
+        params, extra, gnorm, settled = exact.minimise(params, tol=0.0, max_iter=_NEWTON_ITER, memory=memory,
+                                                       newton=True)  # to its step
+        # a nearly unregularised problem's gradient is tiny far from its optimum: it has converged only when
+        # Newton's steps settled there (a stalled line search, or the iteration cap, leaves it unconverged)
+        converged = settled | (gnorm == 0)
         n_iter += extra
     held_out = np.full((X.shape[0], Y.shape[1]), np.nan)
     for k in range(n_splits):
@@ -303,7 +307,7 @@ def fit_logistic(X: Features, Y: np.ndarray, folds: np.ndarray, *, multinomial: 
         if rows.size:
             held_out[rows] = problems.held_out_proba(params, k, rows)
     shape = (n_splits, n_columns)
-    return LogisticFit(proba=held_out, n_iter=n_iter.reshape(shape), converged=(gnorm <= tol).reshape(shape))
+    return LogisticFit(proba=held_out, n_iter=n_iter.reshape(shape), converged=converged.reshape(shape))
 
 
 def _newton_finishes(shape: tuple[int, int], n_problems: int, *, multinomial: bool, C: float,
@@ -479,11 +483,12 @@ class _Problems:
         return xp.concat([weights, grad[sh.d:] / self.curvature[None]], axis=0)
 
     def minimise(self, params: Any, *, tol: float, max_iter: int, memory: int,
-                 newton: bool = False) -> tuple[Any, np.ndarray, np.ndarray]:
+                 newton: bool = False) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
         """Lockstep L-BFGS (Newton's method when `newton`) from `params`; a problem leaves the batch once it
         converges or stalls.
 
-        Returns the solutions (d+1, P, width), iterations (P,) and largest gradient entries there (P,).
+        Returns the solutions (d+1, P, width), iterations (P,), largest gradient entries there (P,) and, with
+        `newton`, which problems ended on a Newton step that barely moved them (P,; else all False).
         """
         xp, put = self.shared.xp, self.shared.put
         solution = xp.asarray(params, copy=True)
@@ -492,6 +497,7 @@ class _Problems:
         value, grad = active.evaluate(params)
         gnorm = self.shared.to_numpy(active.gnorm(grad))
         done = gnorm <= tol
+        ended_settled = np.zeros(self.size, dtype=bool)
         steps: list[tuple[Any, Any, Any]] = []
         gamma = xp.ones((self.size, 1), dtype=xp.float64, device=self.shared.device)
         for _ in range(max_iter):
@@ -530,9 +536,10 @@ class _Problems:
             params, value, grad = candidate, new_value, new_grad
             gnorm[where] = self.shared.to_numpy(active.gnorm(grad))
             done = (gnorm[where] <= tol) | stalled | settled
+            ended_settled[where] = settled & ~stalled
         else:
             solution[:, put(where)] = params
-        return solution, n_iter, gnorm
+        return solution, n_iter, gnorm, ended_settled
 
     def newton_step(self, params: Any, grad: Any) -> Any:
         """Newton's step per (binary) problem, ``H^-1 grad``, with the Hessian ``H`` built in `X`'s precision."""

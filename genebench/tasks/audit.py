@@ -70,7 +70,8 @@ KEYWORD_AUDITS: tuple[KeywordAudit, ...] = (
 def audit_keywords(data: BenchmarkData) -> dict[str, dict[str, str]]:
     """Measure each audited keyword against its independent set: task name -> {label: why it is incomplete}.
 
-    Only incomplete labels are listed. Audits whose keyword task or reference task the folder lacks are skipped.
+    Only incomplete labels are listed. Audits whose keyword task or reference task the folder lacks are skipped, and
+    so are those of a label the task left out at build (`TaskMetadata.dropped_labels`, e.g. a parent keyword).
 
     Args:
         data: a built data folder holding the keyword family and the reference families.
@@ -79,6 +80,8 @@ def audit_keywords(data: BenchmarkData) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for audit in KEYWORD_AUDITS:
         if audit.task not in names or audit.reference_task not in names:
+            continue
+        if audit.label in data.metadata(audit.task).dropped_labels:  # left out at build, with its reason
             continue
         task, reference = data.load_task(audit.task), data.load_task(audit.reference_task)
         labels = reference.labels if reference.labels.ndim == 2 else np.eye(

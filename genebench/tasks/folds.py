@@ -38,6 +38,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from genebench.tasks.metadata import TaskMetadata
 from genebench.tasks.task import Task
 
 
@@ -271,3 +272,38 @@ def family_fold_problem(task: Task, paper_folds: np.ndarray, families: Mapping[s
                 f"{reason!r}" if reason is None else f"its family folds leave it unscorable ({reason}), but it is "
                 "not marked family_unscorable")
     return None
+
+
+def fold_imbalance(folds: np.ndarray, n_folds: int) -> float:
+    """The largest fold's rows over the mean fold's (1.0: even folds; train-only rows, fold -1, left out).
+
+    Examples:
+        >>> fold_imbalance(np.array([0, 0, 0, 1, 1, 2, -1]), 3)
+        1.5
+    """
+    folds = np.asarray(folds)
+    sizes = np.bincount(folds[folds >= 0], minlength=n_folds)
+    return float(sizes.max() / (sizes.sum() / n_folds)) if sizes.sum() else float("nan")
+
+
+POOLED_AUC = "pooled_roc_auc"
+"""The result diagnostic (`TaskResult.diagnostics`) of `pooled_diagnostic`, shown beside the fold mean."""
+
+
+def pooled_diagnostic(meta: TaskMetadata, labels: np.ndarray, held_out: np.ndarray) -> dict[str, float]:
+    """`{POOLED_AUC: ROC AUC of every held-out prediction ranked together}` for a cv classification task (else
+    empty): a diagnostic beside the fold mean, which stays the score. The two part where folds differ, as a
+    family-dominated task's family folds do (one fold holds the dominant family whole).
+
+    Examples:
+        >>> meta = TaskMetadata(name="t", category="localization", type="binary", family="f", source_url="",
+        ...                     source_version="", license="", citation="")
+        >>> pooled_diagnostic(meta, np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8]))
+        {'pooled_roc_auc': 0.75}
+    """
+    from genebench.metrics import roc_auc
+    from genebench.tasks.types import task_type
+
+    if meta.evaluation != "cv" or not task_type(meta.type).is_classification:
+        return {}
+    return {POOLED_AUC: round(roc_auc(labels, held_out, task_type=meta.type), 6)}

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from genebench.tasks.families import DOMINANT_SHARE
+
 Category = Literal[
     "genomic properties",
     "regulatory functions",
@@ -116,8 +118,9 @@ class TaskMetadata(TaskSpec):
     )
     family_report: dict[str, Any] = Field(
         default_factory=dict, description="Family folds (`genebench.tasks.folds` step 6): n_families, "
-        "largest_family, largest_family_share, positives_per_fold (the fewest over labels per fold for categorical "
-        "and multi-label tasks) and labels_missing_a_fold (labels some fold holds no positive of)."
+        "largest_family, largest_family_share, fold_imbalance (the largest family fold's rows over the mean fold's), "
+        "positives_per_fold (the fewest over labels per fold for categorical and multi-label tasks) and "
+        "labels_missing_a_fold (labels some fold holds no positive of)."
     )
     incomplete: str | None = Field(
         default=None, description="Why the task's labels are incomplete, with the figures (`genebench.tasks.audit`); "
@@ -141,6 +144,19 @@ class TaskMetadata(TaskSpec):
     def is_derived(self) -> bool:
         """Whether this task is one label of a multi-label parent."""
         return self.parent is not None
+
+    @property
+    def dominant_family(self) -> str | None:
+        """Where one gene family holds more than `genebench.tasks.families.DOMINANT_SHARE` of the task's genes: which,
+        its share and the family folds' imbalance ("group:28 holds 51% of the genes; family folds 2.65x uneven");
+        else None. Such a task's family-fold score rests on few families."""
+        report = self.family_report
+        share = report.get("largest_family_share", 0.0)
+        if share <= DOMINANT_SHARE:
+            return None
+        imbalance = report.get("fold_imbalance")
+        uneven = f"; family folds {imbalance:.2f}x uneven" if imbalance is not None else ""
+        return f"{report['largest_family']} holds {share:.0%} of the genes{uneven}"
 
     @property
     def best_control(self) -> tuple[str, float] | None:

@@ -28,13 +28,13 @@ class TaskList(tuple):
         return f"TaskList({len(self)} task{'' if len(self) == 1 else 's'}{': ' if self else ''}{names})"
 
     def to_dataframe(self) -> pd.DataFrame:
-        """One row per task: name, family, category, type, rows, labels, parent, best control ("name 1.000") and
-        whether it is shortcut-solvable (see `genebench.controls`)."""
+        """One row per task: name, family, category, type, rows, labels, parent, best control ("name 1.000"),
+        whether it is shortcut-solvable (see `genebench.controls`) and the family that dominates it, if one does."""
         return pd.DataFrame([
             {"name": m.name, "family": m.family, "category": m.category, "type": m.type,
              "n_entities": m.n_entities, "n_labels": len(m.label_names), "parent": m.parent,
              "best_control": format_control(m.best_control),
-             "shortcut": m.is_shortcut_solvable}
+             "shortcut": m.is_shortcut_solvable, "dominant_family": m.dominant_family}
             for m in self
         ])
 

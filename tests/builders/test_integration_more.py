@@ -15,6 +15,7 @@ from dataset_builders.uniprot_keywords import descendants, read_keyword_list  # 
 from genebench.build import build_data  # noqa: E402
 from genebench.card import size_comparison, unexplained_gaps  # noqa: E402
 from genebench.symbols import SymbolMapper  # noqa: E402
+from genebench.tasks.audit import audit_keywords  # noqa: E402
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 
@@ -33,7 +34,7 @@ UNIPROT_GENES = {  # genes per keyword category in Swiss-Prot 2023_04 (shared/da
 
 @pytest.fixture(scope="module")
 def built(shared_data, tmp_path_factory):
-    return build_data(tmp_path_factory.mktemp("more"), ["perturbqa", "uniprot_keywords", "hpa", "reactome"],
+    return build_data(tmp_path_factory.mktemp("more"), ["perturbqa", "uniprot_keywords", "hpa", "reactome", "humantfs"],
                       sources_dir=shared_data, controls=False, progress=False)
 
 
@@ -71,6 +72,19 @@ def test_uniprot_gene_counts_match_the_source(built, shared_data):
             assert meta.n_entities == 8339
             continue
         assert genes - meta.n_entities <= 90, category
+
+
+def test_keywords_left_out_at_build_are_not_audited(built):
+    found = audit_keywords(built)
+    component, function = (f"UniProt keyword {c}" for c in ("Cellular component", "Molecular function"))
+    assert "Nucleus" in built.metadata(component).dropped_labels  # a parent keyword of the table
+    assert "Transcription" in built.metadata("UniProt keyword Biological process").dropped_labels
+    # "Cell membrane", a parent the table holds no gene of (its descendants' union is empty), is no label to drop
+    assert set(found) == {component} and set(found[component]) == {"Cell membrane"}
+    assert found[component]["Cell membrane"].startswith("'Cell membrane' annotates fewer than 5 genes")
+    assert set(built.metadata(component).incomplete_labels) == {"Cell membrane"}
+    assert "DNA-binding" in built.metadata(function).dropped_labels  # a parent (of DNA invertase, Nucleosome core)
+    assert not built.metadata(function).incomplete_labels
 
 
 def test_no_task_differs_from_the_papers_size_without_a_reason(built):

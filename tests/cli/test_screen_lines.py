@@ -53,3 +53,37 @@ def test_a_log_line_written_while_a_bar_is_drawn_stays_whole():
         logger.removeHandler(handler)
     lines = re.split(r"[\r\n]", stream.getvalue())
     assert "task 'HLA class I vs class II' skipped under family folds" in lines
+
+
+class _Described:
+    """Random vectors behind a real description source's encoding cost: what `CachedEncoder` counts."""
+
+    def __init__(self, hgnc, source) -> None:
+        from model_adapters.baselines import RandomAdapter
+
+        self.inner, self.source = RandomAdapter(hgnc=hgnc, dim=8), source
+        self.meta = self.inner.meta
+
+    def encoding_cost(self, symbols):
+        return self.source.lengths(symbols)
+
+    def encode(self, symbols):
+        return self.inner.encode(symbols)
+
+
+def test_encoding_progress_counts_characters_of_text_not_genes(fixtures, hgnc_file, tmp_path, caplog):
+    from genebench.symbols import read_hgnc
+    from model_adapters.cache import CachedEncoder
+    from model_adapters.description_sources import DescriptionSource
+
+    hgnc = read_hgnc(hgnc_file)
+    source = DescriptionSource("refseq", hgnc=hgnc, path=fixtures / "refseq_summaries" /
+                               "refseq_gene_summary_9606.tsv")
+    genes = ["TP53", "A4GALT", "NOTAGENE"]
+    texts = source.describe(genes).texts
+    assert source.lengths(genes) == [len(texts["TP53"]), len(texts["A4GALT"]), 0]
+    assert len(texts["TP53"]) > 5 * len(texts["A4GALT"])  # a summary costs many times a name
+    caplog.set_level(logging.INFO, logger="genebench.progress")
+    CachedEncoder(_Described(hgnc, source), cache_dir=tmp_path / "cache").encode(genes)
+    total = len(texts["TP53"]) + len(texts["A4GALT"])
+    assert f": {total} of {total} characters (100.0%)" in caplog.text

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
+from genebench.data import open_data
 from genebench.symbols import read_hgnc
-from genebench.tasks.families import families_of, gene_families, symbol_stem
-from genebench.tasks.folds import family_folds
+from genebench.tasks.families import DOMINANT_SHARE, families_of, gene_families, symbol_stem
+from genebench.tasks.folds import family_folds, fold_imbalance
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +68,21 @@ def test_family_folds_stratify_each_label_of_a_multilabel_task():
     per_fold = np.stack([labels[folds == k].sum(axis=0) for k in range(5)])
     assert (per_fold > 0).all()
     assert (per_fold.max(axis=0) - per_fold.min(axis=0) <= 0.2 * per_fold.mean(axis=0) + 4).all()
+
+
+def test_a_task_one_family_dominates_is_marked_with_its_uneven_family_folds():
+    data = open_data()
+    dosage = data.load_task("dosage sensitive vs insensitive TF", "family")
+    families = families_of(dosage.entities, gene_families(data.hgnc()))
+    keys, sizes = np.unique(families.astype(str), return_counts=True)
+    assert keys[sizes.argmax()] == "group:28" and round(sizes.max() / len(families), 3) == 0.511  # zinc fingers
+    assert round(fold_imbalance(dosage.folds, 5), 2) == 2.65  # one fold holds the zinc fingers whole
+    assert round(fold_imbalance(data.load_task("dosage sensitive vs insensitive TF").folds, 5), 2) == 1.01  # paper
+    marked = {meta.name: meta.dominant_family for meta in data.tasks() if meta.dominant_family}
+    assert sorted(marked) == ["HLA class I vs class II", "dosage sensitive vs insensitive TF"]
+    assert marked["dosage sensitive vs insensitive TF"].startswith("group:28 holds 51% of the genes")
+    assert marked["HLA class I vs class II"].startswith("group:588 holds 52% of the genes")
+    report = data.metadata("dosage sensitive vs insensitive TF").family_report
+    imbalanced = data.metadata("TF vs non-TF").model_copy(update={"family_report": {**report, "fold_imbalance": 2.65}})
+    assert imbalanced.dominant_family == "group:28 holds 51% of the genes; family folds 2.65x uneven"
+    assert DOMINANT_SHARE == 1 / 3

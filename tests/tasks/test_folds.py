@@ -1,6 +1,20 @@
 import numpy as np
+from sklearn.metrics import roc_auc_score
 
-from genebench.tasks.folds import assign_folds, cold_gene_folds, iterative_stratification, task_seed
+from genebench.data import open_data
+from genebench.embeddings import GeneEmbeddings
+from genebench.model_info import ModelInfo
+from genebench.pipeline import to_result
+from genebench.probe.engine import ProbeEngine
+from genebench.probe.settings import ProbeSettings
+from genebench.results import results_frame
+from genebench.tasks.folds import (
+    POOLED_AUC,
+    assign_folds,
+    cold_gene_folds,
+    iterative_stratification,
+    task_seed,
+)
 
 
 def _keys(n):
@@ -58,3 +72,24 @@ def test_cold_gene_folds_keep_test_genes_out_of_training():
     order = rng.permutation(len(pairs))
     again = cold_gene_folds(pairs[order, 0], pairs[order, 1], n_folds=5, seed=0, task_name="pairs")
     assert np.array_equal(again, folds[order])  # a gene's group depends on the gene set, not the row order
+
+
+def test_each_result_sets_the_pooled_auc_beside_the_fold_mean():
+    """A probe on the zinc-finger-dominated task under family folds: the pooled AUC of its held-out scores is set
+    beside the fold mean, in the result and in the results table."""
+    data = open_data()
+    task = data.load_task("dosage sensitive vs insensitive TF", "family")
+    genes = np.unique(task.entities)
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(len(genes), 16)).astype(np.float32)
+    vectors[:, 0] += (np.isin(genes, task.entities[task.labels == 1])).astype(np.float32)  # a weak signal
+    engine = ProbeEngine(GeneEmbeddings(symbols=genes, vectors=vectors), ProbeSettings(folds="family"))
+    scores, held_out, _ = engine.score(task)
+    pooled = scores.diagnostics[POOLED_AUC]
+    assert pooled == round(roc_auc_score(task.labels[scores.rows], held_out), 6)
+    assert abs(pooled - scores.scores["roc_auc"].mean) > 0.01  # the uneven folds part the two
+    result = to_result(scores, model=ModelInfo(id="org/model", input="random"), probe={}, dataset_revision={},
+                       config={})
+    row = results_frame([result]).set_index("metric").loc["roc_auc"]
+    assert row["pooled"] == pooled and row["mean"] == scores.scores["roc_auc"].mean
+    assert row["dominant_family"].startswith("group:28 holds 51% of the genes")
