@@ -371,6 +371,8 @@ def paper_table(results: pd.DataFrame) -> pd.DataFrame:
     for block in blocks[1:]:
         table = table.join(block.drop(columns=["coverage"]), how="outer")
     table = table[[c for c in table.columns if c != "coverage"] + ["coverage"]]
+    for column in [c for c in table.columns if c.endswith(" tasks")]:  # a count, "–" where the scheme has none
+        table[column] = [int(v) if pd.notna(v) else "\u2013" for v in table[column]]
     return table.fillna("\u2013").reset_index()
 
 

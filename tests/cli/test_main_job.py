@@ -37,8 +37,9 @@ def test_readme_main_command_on_a_few_tasks(capfd, tmp_path):
     assert "sentence-transformers/all-MiniLM-L6-v2 (description input), data revision" in printed
     assert ": paper folds 3 tasks; family folds 3 tasks\n" in printed
     assert "Loading weights" not in err  # the model loads (the cache is the test's own) without library bars
-    assert "| category | protein properties   |         1 |" in printed
-    assert "| type     | binary               |         3 |" in printed
+    assert "| category | protein properties   |             1 | 1.000 (1 task) |" in printed
+    assert "| type     | binary               |             3 |" in printed
+    assert "| 2.0 " not in printed  # task counts are counts, under either scheme
     files = sorted(p for p in out.rglob("*.json") if p.name != "model_meta.json")
     family_files = [p for p in files if p.relative_to(out).parts[0] == "folds-family"]
     assert len(files) == 6 and len(family_files) == 3  # both fold schemes by default, the family one in its folder

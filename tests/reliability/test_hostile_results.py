@@ -122,7 +122,7 @@ def test_report_names_the_tasks_it_leaves_out(cli, results_copy, tmp_path):
     first.write_text(json.dumps(document))
     outcome = cli("report", results_copy, "--out", tmp_path / "report")
     assert outcome.code == 0, outcome.err[-1000:]
-    assert "1 task has no score and are left out of the tables" in outcome.out
+    assert "1 task has no score and is left out of the tables" in outcome.out
     assert f"'{document['task']['name']}' (paper folds): too few covered genes" in outcome.out
 
 
