@@ -682,6 +682,24 @@ def descriptions_line(counts: dict[str, int]) -> str:
                                          (("full", "full"), ("name_only", "name only"), ("missing", "missing")))
 
 
+SCREEN_NAME = 40
+"""The widest model name a table on screen shows whole; a longer one keeps its start and end (files keep it all)."""
+
+
+def screen_names(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with model names over `SCREEN_NAME` characters shortened for the screen, start and end kept.
+
+    Examples:
+        >>> screen_names(pd.DataFrame({"model": ["org/" + "x" * 50 + "-v2"]}))["model"].str.len().tolist()
+        [40]
+    """
+    if "model" not in table:
+        return table
+    short = [name if len(name) <= SCREEN_NAME else f"{name[:17]}\u2026{name[-(SCREEN_NAME - 18):]}"
+             for name in table["model"].astype(str)]
+    return table.assign(model=short)
+
+
 def markdown_table(table: pd.DataFrame) -> str:
     """A table as markdown, cells as written ("+0.000" lifts keep their sign), numbers right-aligned."""
     align = ["right" if pd.api.types.is_numeric_dtype(table[c]) or c == "lift" else "left" for c in table.columns]

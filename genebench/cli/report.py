@@ -104,11 +104,12 @@ def summary_text(results, *, exclude_flagged: bool = False) -> str:
         flagged_note,
         markdown_table,
         printed_tables,
+        screen_names,
         unconverged_note,
         understanding_note,
     )
 
-    lines = ["\n\n".join(f"{title}\n{markdown_table(table)}"
+    lines = ["\n\n".join(f"{title}\n{markdown_table(screen_names(table))}"
                          for title, table in printed_tables(_kept(results, exclude_flagged)))]
     if note := flagged_note(results, excluded=exclude_flagged):
         lines.append(note)
