@@ -28,7 +28,7 @@ YAMLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "infinite tol": ("model: random\ninput: random\nprobe: {tol: .inf}\n",
                      ("ProbeSettings.tol: expected a finite number in (0, inf), found inf",)),
     "NaN C": ("model: random\ninput: random\nprobe: {C: .nan}\n", ("ProbeSettings.C: expected a finite number",)),
-    "unknown probe setting": ("model: random\ninput: random\nprobe: {alpha: 1}\n", ("probe settings", "alpha")),
+    "unknown probe setting": ("model: random\ninput: random\nprobe: {alpha: 1}\n", ("probe: unknown key 'alpha'", "expected keys among")),
     "zero dim": ("model: random\ninput: random\nadapter: {dim: 0}\n", ("random input: dim must be an integer >= 1",)),
     "negative dim": ("model: random\ninput: random\nadapter: {dim: -3}\n", ("dim must be an integer >= 1, found -3",)),
     "string seed": ("model: random\ninput: random\nadapter: {seed: abc}\n",
