@@ -500,7 +500,7 @@ def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFram
     each run found twice; a model run on two data revisions is refused, as within one folder."""
     table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
     revisions = table.groupby(["model", "revision", "folds"])["data_revision"].unique()
-    if (two := revisions[revisions.map(len) > 1]).any():
+    if len(two := revisions[revisions.map(len) > 1]):
         (model, revision, folds), found = two.index[0], sorted(two.iloc[0])
         where = sorted(set(table.loc[(table["model"] == model) & (table["revision"] == revision), "folder"]))
         raise ResultsError(f"model '{model}' ({revision}) has {folds}-fold results of two runs (data revision "
