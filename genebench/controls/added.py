@@ -121,7 +121,7 @@ def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, nam
     if (folds < 0).any():
         return AddedOverNames(**base, skipped="train-test split: training rows have no held-out scores to fit on")
     names = np.asarray(name_scores, dtype=np.float64).reshape(len(task.folds), -1)[rows]
-    y = _label_columns(np.asarray(task.labels)[rows], info.target, names.shape[1])
+    y = info.indicators(np.asarray(task.labels)[rows], names.shape[1]).astype(bool)
     if info.target == "multiclass":
         names = _logit_from_log_probability(names)
     x = _logit(np.asarray(model_scores, dtype=np.float64).reshape(len(rows), -1)[:, : names.shape[1]])
@@ -171,13 +171,6 @@ def mean_with_ci(values: np.ndarray, draws: np.ndarray, groups: np.ndarray | Non
     share = 1.0 / np.bincount(codes)[codes] / (codes.max() + 1)  # each task's weight in the mean over groups
     low, high = np.quantile(share @ draws, [0.025, 0.975])
     return round(float(share @ values), 12), round(float(low), 12), round(float(high), 12)
-
-
-def _label_columns(labels: np.ndarray, target: str, n_columns: int) -> np.ndarray:
-    """0/1 labels, shape (n, n_columns): one column (binary), one per label, or one per class."""
-    if target == "multiclass":
-        return labels[:, None] == np.arange(n_columns)[None, :]
-    return (labels == 1)[:, None] if target == "binary" else labels.astype(bool)
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
