@@ -13,6 +13,13 @@ their ratio); then the totals.
 With `--table PATH` (a precomputed vectors table, `model_adapters/precomputed.py`) or `--input KIND --model NAME`
 (any adapter), that model is probed instead of random vectors: for a names-only model (MiniLM over HGNC names, a
 character n-gram table), the mean added over names should sit near 0 and few tasks be significant.
+
+With `--store-reference`, the names-only readers (MiniLM over HGNC names; a 256-d hash of the symbol's character
+1-3-grams) are run through `genebench run --folds family` on the data, and their Understanding is printed and stored
+as the names-only reference that `report` and the leaderboard show beside every Understanding
+(`genebench/controls/reference.py`):
+
+    PYTHONPATH=$PWD python benchmarks/bench_understanding.py --store-reference
 """
 
 from __future__ import annotations
@@ -24,13 +31,18 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import argparse  # noqa: E402
 import logging  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from genebench.comparability import revision_id  # noqa: E402
 from genebench.constants import SNAPSHOT_DIR  # noqa: E402
 from genebench.controls.added import AddedOverNames, added_over_names, mean_with_ci  # noqa: E402
+from genebench.controls.reference import NamesOnlyReader, store_reference  # noqa: E402
 from genebench.data import BenchmarkData  # noqa: E402
 from genebench.embeddings import GeneEmbeddings  # noqa: E402
 from genebench.genes import task_genes  # noqa: E402
@@ -38,6 +50,8 @@ from genebench.inputs import get_adapter  # noqa: E402
 from genebench.partners import partner_embeddings  # noqa: E402
 from genebench.probe.engine import TaskScores, iter_task_scores  # noqa: E402
 from genebench.probe.settings import ProbeSettings  # noqa: E402
+from genebench.report import understanding_rows  # noqa: E402
+from genebench.results import added_summary, load_results, summarised_rows  # noqa: E402
 from genebench.tasks.task import Task  # noqa: E402
 
 BASELINE, METHOD = "gene bootstrap", "family bootstrap, slopes refitted"
@@ -81,6 +95,51 @@ def report(label: str, found: dict[str, tuple[list[AddedOverNames], float]]) -> 
     return n, old_x, new_x, old_s, new_s
 
 
+def symbol_character_table(data: BenchmarkData, path: Path) -> Path:
+    """A 256-d hash of each HGNC symbol's character 1-3-grams, as a precomputed vectors table: a names-only model
+    whose features are not the name control's own."""
+    import pandas as pd
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    symbols = data.hgnc()["symbol"].astype(str).tolist()
+    hashed = HashingVectorizer(analyzer="char", ngram_range=(1, 3), n_features=256, alternate_sign=False)
+    vectors = hashed.transform(symbols).toarray().astype(np.float32)
+    pd.DataFrame(vectors, index=pd.Index(symbols, name="symbol")).rename(columns=str).to_parquet(path)
+    return path
+
+
+def names_only_reader(label: str, model_args: list[str], data_dir: Path, out: Path) -> NamesOnlyReader:
+    """Run one names-only model through `genebench run --folds family` and summarise its Understanding."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "genebench", "run", *model_args, "--data", str(data_dir), "--folds",
+                    "family", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+    kept = understanding_rows(summarised_rows(load_results(out)))
+    mean, low, high = added_summary(kept)
+    significant = int(((kept["added_low"] > 0) | (kept["added_high"] < 0)).sum())
+    reader = NamesOnlyReader(label, mean, low, high, int(len(kept)), significant)
+    print(f"{label}: understanding {mean:+.4f} [{low:+.4f}, {high:+.4f}] over {len(kept)} tasks, significant on "
+          f"{significant} ({significant / max(len(kept), 1):.1%}; target at most 8%); "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    return reader
+
+
+def store_names_only(data_dir: Path) -> None:
+    """Measure the names-only readers on `data_dir` and store them as its names-only reference."""
+    data = BenchmarkData(data_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        table = symbol_character_table(data, Path(tmp) / "symbol_chars.parquet")
+        readers = [
+            names_only_reader("MiniLM over HGNC names", ["--input", "description", "--description-source", "hgnc",
+                                                        "--runtime", "numpy", "--name", "reference/minilm-hgnc-names"],
+                              data_dir, Path(tmp) / "minilm"),
+            names_only_reader("symbol character 1-3-grams", ["--input", "precomputed", "--model", str(table),
+                                                             "--name", "reference/symbol-chars"],
+                              data_dir, Path(tmp) / "chars"),
+        ]
+    reference = store_reference(revision_id(data.revision), METHOD, readers)
+    print("\n".join(reference.lines()))
+
+
 def main() -> None:
     """Probe, compute added over names both ways, print each run and the totals."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -90,7 +149,12 @@ def main() -> None:
     parser.add_argument("--table", type=Path, help="a precomputed vectors table to score instead of random vectors")
     parser.add_argument("--input", help="an adapter's input kind to score instead (with --model)")
     parser.add_argument("--model", help="the adapter's model (with --input)")
+    parser.add_argument("--store-reference", action="store_true",
+                        help="measure the names-only readers and store them as the data's names-only reference")
     args = parser.parse_args()
+    if args.store_reference:
+        store_names_only(args.data)
+        return
     logging.disable(logging.WARNING)
     data = BenchmarkData(args.data)
     tasks = [data.load_task(meta.name, "family") for meta in data.tasks("family") if not meta.family_unscorable]

@@ -18,6 +18,7 @@ import pandas as pd
 from genebench.atomic import write_atomic
 from genebench.comparability import Standing, standings
 from genebench.controls.added import mean_with_ci
+from genebench.controls.reference import names_only_reference
 from genebench.errors import ResultsError
 from genebench.results import (
     added_summary,
@@ -317,14 +318,25 @@ def understanding_left_out(rows: pd.DataFrame) -> list[list[str]]:
 
 def understanding_note(results: pd.DataFrame) -> str:
     """Lines naming the tasks understanding (family folds) leaves out and why (`understanding_left_out`), the first
-    5; "" without family-fold results or when it leaves none out."""
+    5, then the names-only reference (`names_only_note`); "" without family-fold results."""
     family = results[results["folds"] == "family"] if "folds" in results else results.iloc[:0]
     out = understanding_left_out(family)
-    if not out:
-        return ""
     lines = [f"\nunderstanding (family folds) leaves out {counted(len(out), 'task')}"
-             f"{', the first 5' if len(out) > 5 else ''}:"]
-    return "\n".join([*lines, *(fit_line(f"  {task}: {why}") for task, why in out[:5])])
+             f"{', the first 5' if len(out) > 5 else ''}:"] if out else []
+    lines += [fit_line(f"  {task}: {why}") for task, why in out[:5]]
+    if reference := names_only_note(family):
+        lines += ["", *reference]
+    return "\n".join(lines)
+
+
+def names_only_note(family: pd.DataFrame) -> list[str]:
+    """The names-only reference measured on the data of the family-fold `family` rows (`names_only_reference`), as
+    screen lines; [] when none was measured on that data. Understanding means something where it clears it."""
+    lines = []
+    for data_hash in sorted(set(family["data_revision"].dropna())):
+        if (reference := names_only_reference(data_hash)) is not None:
+            lines += [fit_line(part) for part in reference.lines()]
+    return lines
 
 
 def printed_tables(results: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:

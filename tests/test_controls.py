@@ -364,8 +364,6 @@ def test_name_control_reads_words_symbol_characters_and_what_the_name_means():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the bundled snapshot's stored name control is still the bag of words it was "
-                   "built with (#35 rebuild pending); strict: take this mark off once it is rebuilt")
 @pytest.mark.parametrize("folds", ["paper", "family"])
 def test_stored_name_control_is_at_scikit_learns_optimum_on_a_small_task(folds):
     """A control every model is compared with is fitted to its optimum: on "long vs short range TF" (174 genes, 3,456

@@ -191,6 +191,7 @@ def run_run(args: argparse.Namespace) -> int:
         descriptions_line,
         flagged_note,
         markdown_table,
+        names_only_note,
         paper_table,
         plot_categories,
         unconverged_note,
@@ -227,6 +228,8 @@ def run_run(args: argparse.Namespace) -> int:
     if any(skipped.values()):
         counts = ", ".join(f"{n} under {scheme} folds" for scheme, n in skipped.items() if n)
         print(f"\ntasks skipped: {counts} (reasons in their result files).")
+    if reference := names_only_note(table[table["folds"] == "family"]):
+        print("", *reference, sep="\n")
     if note := unconverged_note(table):
         print(note)
     if not (summarised["is_main"] & summarised["converged"]).any():

@@ -21,7 +21,7 @@ from genebench.atomic import write_atomic
 from genebench.comparability import Standing, revision_id, revision_task_count, standings
 from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
-from genebench.report import plain_text, task_cell, understanding_left_out, understanding_rows
+from genebench.report import names_only_note, plain_text, task_cell, understanding_left_out, understanding_rows
 from genebench.results import (
     added_summary,
     format_added,
@@ -335,8 +335,8 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
     Keys: tasks (with their parent, best control, shortcut flag and size), models (each with its `section`:
     "paper" for a run under paper folds, shown with its family-fold run beside; "family" for a family-fold run
     without one, shown and ranked apart), views (per filter view `view_keys`, per listed run, `summary_cells`),
-    cells (per listed run, per task, `task_cells`), understanding_out (tasks Understanding leaves out, and why) and
-    figures.
+    cells (per listed run, per task, `task_cells`), understanding_out (tasks Understanding leaves out, and why),
+    names_only (the names-only reference measured on the runs' data, as lines; `names_only_note`) and figures.
 
     Args:
         runs: Validated runs; a family-fold run of a model that also has a paper-fold run is shown beside it.
@@ -368,6 +368,8 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
             views[f"{category}|{task_type}|{flagged}"][entry["key"]] = summary_cells(
                 field["frames"][entry["key"]], None, shown, len(shown))
     present = {task["type"] for task in tasks.values()}
+    family_rows = pd.concat([results_frame(run.results) for run in families.values() if run is not None] or
+                            [pd.DataFrame()])
     return {
         "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "categories": [c for c in CATEGORIES if any(t["category"] == c for t in tasks.values())],
@@ -385,8 +387,8 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         "views": views,
         "cells": {run.key: task_cells(run, families[run.key]) for run in listed} | (field["cells"] if field else {}),
         "published": {key: field[key] for key in ("label", "models", "modalities")} if field else None,
-        "understanding_out": understanding_left_out(pd.concat(
-            [results_frame(run.results) for run in families.values() if run is not None] or [pd.DataFrame()])),
+        "understanding_out": understanding_left_out(family_rows),
+        "names_only": names_only_note(family_rows) if len(family_rows) else [],
         "figures": [{"src": src, "caption": caption} for src, caption in figures],
     }
 

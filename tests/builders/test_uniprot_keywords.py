@@ -218,7 +218,6 @@ def test_labels_with_the_same_genes_are_dropped_with_their_reason(tmp_path, fixt
     assert "Acetylation" in ptm.label_names and "Sulfation" not in ptm.label_names
 
 
-@pytest.mark.xfail(strict=True, reason="snapshot not yet rebuilt")
 def test_no_snapshot_label_is_built_on_a_parent_keyword(shared_data):
     parents = set(descendants(read_keyword_list(shared_data / FOLDER / "uniprot_keywlist_2023_04.tsv")))
     built_on_parents = {task: sorted(labels & parents) for task, labels in _keyword_labels(open_data()).items()

@@ -250,6 +250,10 @@
       (data.understanding_out.length === 1 ? "" : "s") + ": " + data.understanding_out.map(function (t) {
         return t[0] + " (" + t[1] + ")";
       }).join("; ") + ".";
+    var reference = document.getElementById("names-only");
+    reference.hidden = !data.names_only.length;
+    reference.textContent = data.names_only.length ? data.names_only[0] + " " + data.names_only.slice(1).map(
+      function (line) { return line.trim(); }).join("; ") + "." : "";
   }
 
   function render() {
