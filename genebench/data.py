@@ -473,7 +473,13 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
     location = str(data or os.environ.get(ENV_DATA) or SNAPSHOT_DIR)
     key = (location, revision)
     if key not in _OPENED:
-        if Path(location).exists():
+        path = Path(location)
+        if (path / "__init__.py").is_file() or ("/" not in location and not path.exists()):
+            raise MissingSourceError(  # "genebench", as a Hugging Face user types it first: never asked of the Hub
+                f"data '{location}': not a data folder or Hub id ORG/NAME; leave it out for the bundled snapshot "
+                '(in datasets: load_dataset(str(genebench.open_data().path), "reactome")).'
+            )
+        if path.exists():
             _OPENED[key] = BenchmarkData(location)
         elif data is None:
             raise MissingSourceError(
