@@ -54,12 +54,12 @@ def fit_line(text: str) -> str:
 
 
 def _labelled(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` with a display name per model: its id, plus `@revision` where one id has several revisions."""
+    """`results` with a display name per model: its id, plus `@<model_revision>` where one id has several revisions."""
     if "label" in results:
         return results
-    revisions = results.groupby("model")["revision"].nunique()
+    revisions = results.groupby("model")["model_revision"].nunique()
     return results.assign(label=[m if revisions[m] == 1 else f"{m}@{r[:8]}"
-                                 for m, r in zip(results["model"], results["revision"])])
+                                 for m, r in zip(results["model"], results["model_revision"])])
 
 
 def pair_of_models(results: pd.DataFrame, a: str | None, b: str | None) -> tuple[str, str]:

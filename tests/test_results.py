@@ -180,7 +180,7 @@ def test_summary_takes_each_tasks_main_score():
     import pandas as pd
 
     df = pd.DataFrame({
-        "model": "m", "revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
+        "model": "m", "model_revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
         "task": ["TF vs non-TF", "PerturbQA k562 de", "PerturbQA k562 de"],
         "metric": ["roc_auc", "roc_auc", "auc_per_gene"], "is_main": [True, False, True], "mean": [0.9, 0.8, 0.5],
     })
