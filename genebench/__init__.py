@@ -8,7 +8,7 @@ Examples:
     >>> task = genebench.load_task("TF vs non-TF")           # doctest: +SKIP
     >>> genebench.open_data().path                            # doctest: +SKIP
     PosixPath('.../genebench/snapshot')
-    >>> genebench.open_data().revision["data_hash"]          # doctest: +SKIP
+    >>> genebench.open_data().data_hash          # doctest: +SKIP
     '593ea0e6529cc0b7'
 """
 

@@ -76,11 +76,17 @@ class BenchmarkData:
         return sorted(self.manifest["families"])
 
     @property
-    def revision(self) -> dict[str, Any]:
-        """Source versions per family, a hash of the built files (the revision's id) and its task count: what
-        results record."""
+    def data_hash(self) -> str:
+        """The hash of the built files (the manifest's `data_hash`): the id results, the card and the leaderboard
+        name this data by."""
+        return str(self.manifest["data_hash"])
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Where this data came from, as results record it (`TaskResult.provenance`): its `data_hash`, task count,
+        Hub id and Hub revision, and source versions per family."""
         return {
-            "data_hash": self.manifest["data_hash"],
+            "data_hash": self.data_hash,
             "n_tasks": len(self._metadata),
             "hub_id": self.hub_id,
             "hub_revision": self.hub_revision,
@@ -457,7 +463,7 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
     """Open built data: a local folder, a Hub dataset id (at `revision`), or by default the bundled snapshot.
 
     `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision). The result's
-    `.path` is its folder (for the Hub, the local download), `.revision["data_hash"]` the revision id that every
+    `.path` is its folder (for the Hub, the local download), `.data_hash` the id that every
     result records and `genebench run` prints.
 
     Examples:
@@ -467,7 +473,13 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
     location = str(data or os.environ.get(ENV_DATA) or SNAPSHOT_DIR)
     key = (location, revision)
     if key not in _OPENED:
-        if Path(location).exists():
+        path = Path(location)
+        if (path / "__init__.py").is_file() or ("/" not in location and not path.exists()):
+            raise MissingSourceError(  # "genebench", as a Hugging Face user types it first: never asked of the Hub
+                f"data '{location}': not a data folder or Hub id ORG/NAME; leave it out for the bundled snapshot "
+                '(in datasets: load_dataset(str(genebench.open_data().path), "reactome")).'
+            )
+        if path.exists():
             _OPENED[key] = BenchmarkData(location)
         elif data is None:
             raise MissingSourceError(

@@ -133,7 +133,7 @@ def run_standings(results: pd.DataFrame) -> list[Standing]:
     rows = _labelled(results)
     rows = rows[rows["is_main"] | rows["metric"].isna()]  # every task the run holds, scored or skipped
     votes = rows["parent"].where(rows["parent"].notna(), rows["task"]) if "parent" in rows else rows["task"]
-    return standings(rows.assign(run=rows["label"], vote=votes)[["run", "data_revision", "data_tasks", "task", "vote",
+    return standings(rows.assign(run=rows["label"], vote=votes)[["run", "data_hash", "data_tasks", "task", "vote",
                                                                  "mean", "coverage"]])
 
 

@@ -129,7 +129,7 @@ def _fingerprint(config: RunConfig, task_names: list[str], data: BenchmarkData) 
     from genebench import __version__
 
     return {"genebench_version": __version__, "config": config.record(), "tasks": task_names,
-            "data_hash": data.revision["data_hash"]}
+            "data_hash": data.data_hash}
 
 
 def is_finished(folder: Path, fingerprint: dict[str, Any]) -> bool:
