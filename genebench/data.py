@@ -76,11 +76,17 @@ class BenchmarkData:
         return sorted(self.manifest["families"])
 
     @property
-    def revision(self) -> dict[str, Any]:
-        """Source versions per family, a hash of the built files (the revision's id) and its task count: what
-        results record."""
+    def data_hash(self) -> str:
+        """The hash of the built files (the manifest's `data_hash`): the id results, the card and the leaderboard
+        name this data by."""
+        return str(self.manifest["data_hash"])
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Where this data came from, as results record it (`TaskResult.provenance`): its `data_hash`, task count,
+        Hub id and Hub revision, and source versions per family."""
         return {
-            "data_hash": self.manifest["data_hash"],
+            "data_hash": self.data_hash,
             "n_tasks": len(self._metadata),
             "hub_id": self.hub_id,
             "hub_revision": self.hub_revision,
@@ -393,11 +399,11 @@ class _FamilyRows:
         Raises:
             SourceFormatError: a row holds other than one label where one is expected, or a label the task lacks.
         """
-        target = task_type(meta.type).target
-        if target == "continuous":
+        kind = task_type(meta.type)
+        if not kind.is_classification:
             return self.value[rows]
         counts = self.label_counts[rows]
-        if target != "multilabel" and (counts != 1).any():
+        if not kind.is_multilabel and (counts != 1).any():
             raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
                                     f"{sorted(set(counts[counts != 1].tolist()))} labels; rebuild the data.")
         firsts = np.cumsum(counts) - counts  # where each row's labels begin among the task's
@@ -408,7 +414,7 @@ class _FamilyRows:
             unknown = sorted({str(value) for value in self.label_values[flat[codes < 0]]})
             raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
                                     f"{list(meta.label_names)[:5]}; rebuild the data.")
-        if target != "multilabel":
+        if not kind.is_multilabel:
             return codes
         matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
         matrix[np.repeat(np.arange(len(rows)), counts), codes] = 1
@@ -457,7 +463,7 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
     """Open built data: a local folder, a Hub dataset id (at `revision`), or by default the bundled snapshot.
 
     `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision). The result's
-    `.path` is its folder (for the Hub, the local download), `.revision["data_hash"]` the revision id that every
+    `.path` is its folder (for the Hub, the local download), `.data_hash` the id that every
     result records and `genebench run` prints.
 
     Examples:

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from genebench.atomic import write_atomic
-from genebench.comparability import revision_id, revision_task_count
+from genebench.comparability import data_hash_of, data_task_count
 from genebench.controls.added import AddedOverNames, mean_with_ci
 from genebench.controls.lift import lift
 from genebench.errors import ResultsError
@@ -29,6 +29,7 @@ from genebench.model_info import ModelInfo
 from genebench.run_identity import RunIdentity
 from genebench.tasks.folds import POOLED_AUC
 from genebench.tasks.metadata import TaskMetadata, best_of, format_control
+from genebench.wording import counted
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -81,7 +82,11 @@ class TaskResult(BaseModel):
 
     genebench_version: str
     task: TaskMetadata
-    dataset_revision: dict[str, Any] = Field(description="Source versions and a hash of the built data.")
+    provenance: dict[str, Any] = Field(
+        validation_alias=AliasChoices("provenance", "dataset_revision"),
+        description="Where the data came from (`BenchmarkData.provenance`): its `data_hash`, task count, Hub id and "
+        "revision, and source versions. Older files name it `dataset_revision`; both are read."
+    )
     model: ModelInfo
     probe: dict[str, Any] = Field(description="Probe settings: C, tol, max_iter, pair mode, ...")
     coverage: Coverage
@@ -141,10 +146,15 @@ class TaskResult(BaseModel):
         return str(self.probe.get("folds", "paper"))
 
     @property
+    def data_hash(self) -> str:
+        """The id of the data it was scored on (`provenance["data_hash"]`, "unknown" when not recorded)."""
+        return data_hash_of(self.provenance)
+
+    @property
     def identity(self) -> RunIdentity:
         """The identity of the run it came from. Results of two identities are never summarised together."""
         return RunIdentity(model=self.model.id, revision=self.model.revision, vectors=self.model.cache_key,
-                           probe=dict(self.probe), data=revision_id(self.dataset_revision))
+                           probe=dict(self.probe), data=self.data_hash)
 
     @property
     def run_identity(self) -> dict[str, Any]:
@@ -363,8 +373,8 @@ def read_result(path: str | Path) -> TaskResult:
 _COLUMNS = ["model", "revision", "input", "folds", "task", "family", "category", "type", "parent", "metric", "is_main",
             "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
             "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
-            "added", "added_low", "added_high", "added_draws", "data_revision", "data_tasks", "genebench_version",
-            "date", "path"]
+            "added", "added_low", "added_high", "added_draws", "added_method", "data_hash", "data_tasks",
+            "genebench_version", "date", "path"]
 _KEY = ["model", "revision", "folds", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
@@ -424,7 +434,7 @@ def check_marks(results: pd.DataFrame, root: Path) -> None:
     rows = results.drop_duplicates(["model", "revision", "folds", "task"])
     if data is None or rows.empty:
         return
-    rows = rows[rows["data_revision"] == revision_id(data.revision)]
+    rows = rows[rows["data_hash"] == data.data_hash]
     for row in rows.itertuples():
         truth = data.metadata(row.task, row.folds)
         incomplete = None if pd.isna(row.incomplete) else row.incomplete
@@ -432,7 +442,7 @@ def check_marks(results: pd.DataFrame, root: Path) -> None:
                                       ("shortcut-solvable", bool(row.is_flagged), truth.is_shortcut_solvable)):
             if found != expected:
                 raise ResultsError(f"result file '{root / row.path}': task '{row.task}' is marked {mark} {found!r}, "
-                                   f"the data it names ({revision_id(data.revision)}) says {expected!r}; results "
+                                   f"the data it names ({data.data_hash}) says {expected!r}; results "
                                    "must not be edited by hand, rerun `genebench run`.")
 
 
@@ -499,7 +509,7 @@ def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFram
     """Concatenate the tables of `folders`, keeping one row per (model, revision, folds, task, metric) and noting
     each run found twice; a model run on two data revisions is refused, as within one folder."""
     table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
-    revisions = table.groupby(["model", "revision", "folds"])["data_revision"].unique()
+    revisions = table.groupby(["model", "revision", "folds"])["data_hash"].unique()
     if len(two := revisions[revisions.map(len) > 1]):
         (model, revision, folds), found = two.index[0], sorted(two.iloc[0])
         where = sorted(set(table.loc[(table["model"] == model) & (table["revision"] == revision), "folder"]))
@@ -538,8 +548,9 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         incomplete (why the task's labels are known to be incomplete, else None), dominant_family (which family
         holds more than a third of the task, `TaskMetadata.dominant_family`, else None), pooled (the roc_auc row: the
         pooled out-of-fold AUC beside the fold mean, a diagnostic; NaN for other metrics), added, added_low,
-        added_high and added_draws (added over names, its 95% interval and bootstrap draws; NaN / None without),
-        data_revision (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
+        added_high, added_draws and added_method (added over names, its 95% interval, its bootstrap draws and how
+        they were made, `AddedOverNames.method`; NaN / None without),
+        data_hash (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
         genebench_version, date, path.
     """
     results = list(results)
@@ -562,8 +573,9 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "incomplete": getattr(result.task, "incomplete", None), "dominant_family": result.task.dominant_family,
                 "added": added.value if has_added else np.nan, "added_low": added.low if has_added else np.nan,
                 "added_high": added.high if has_added else np.nan, "added_draws": added.draws if has_added else None,
-                "data_revision": revision_id(result.dataset_revision),
-                "data_tasks": revision_task_count(result.dataset_revision),
+                "added_method": added.method if has_added else None,
+                "data_hash": result.data_hash,
+                "data_tasks": data_task_count(result.provenance),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}
         if not result.scores:
             records.append(base | {"metric": np.nan, "is_main": False, "mean": np.nan, "std": np.nan, "n_folds": 0})
@@ -592,11 +604,11 @@ def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
     Each data revision's task count (`data_tasks`) drops by its flagged tasks too, so a run that held every task
     still counts as complete.
     """
-    flagged = results.loc[results["is_flagged"].astype(bool), ["data_revision", "task"]].drop_duplicates()
-    out = pd.MultiIndex.from_frame(results[["data_revision", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
-    per_revision = flagged.groupby("data_revision")["task"].nunique().astype(np.float64).rename("n_flagged")
+    flagged = results.loc[results["is_flagged"].astype(bool), ["data_hash", "task"]].drop_duplicates()
+    out = pd.MultiIndex.from_frame(results[["data_hash", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
+    per_revision = flagged.groupby("data_hash")["task"].nunique().astype(np.float64).rename("n_flagged")
     kept = results[~out]
-    dropped = kept.join(per_revision, on="data_revision")["n_flagged"].astype(np.float64).fillna(0.0)
+    dropped = kept.join(per_revision, on="data_hash")["n_flagged"].astype(np.float64).fillna(0.0)
     return kept.assign(data_tasks=kept["data_tasks"].astype(np.float64) - dropped)
 
 
@@ -661,7 +673,23 @@ def added_summary(rows: pd.DataFrame, *, names_below: float | None = None) -> tu
         rows = rows[rows["name_control"].astype(float) < names_below]
     if rows.empty:
         return float("nan"), float("nan"), float("nan")
-    return mean_with_ci(rows["added"].to_numpy(float), np.stack(rows["added_draws"].to_list()), rows["vote"])
+    return mean_with_ci(rows["added"].to_numpy(float), added_draws(rows), rows["vote"])
+
+
+def added_draws(rows: pd.DataFrame) -> np.ndarray:
+    """The added-over-names draws of `rows` (each with a score), shape (n_rows, n_boot), to average or pair: only
+    draws of one bootstrap method (`AddedOverNames.method`) are, since another method's draws mean another interval.
+
+    Raises:
+        ResultsError: `rows` hold draws of two methods (results of an older genebench beside newer ones).
+    """
+    methods = rows.get("added_method")
+    if methods is not None and methods.nunique() > 1:
+        found = "; ".join(f"'{method}' in {counted(len(group), 'result')}, e.g. {group['model'].iloc[0]} "
+                          f"'{group['task'].iloc[0]}'" for method, group in rows.groupby(methods, sort=True))
+        raise ResultsError(f"added over names: draws of two bootstrap methods cannot be averaged or paired ({found}); "
+                           "rerun the older results with `genebench run ... --overwrite always`.")
+    return np.stack(rows["added_draws"].to_list())
 
 
 def format_added(mean: float, low: float, high: float) -> str:

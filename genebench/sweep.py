@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from genebench.atomic import write_atomic
+from genebench.catalogue import TaskSelection
 from genebench.config import RunConfig, first_error, read_yaml
 from genebench.errors import GenebenchError
 from genebench.pipeline import run
 from genebench.results import OverwriteStrategy, model_dir_name
-from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -129,7 +129,7 @@ def _fingerprint(config: RunConfig, task_names: list[str], data: BenchmarkData) 
     from genebench import __version__
 
     return {"genebench_version": __version__, "config": config.record(), "tasks": task_names,
-            "data_hash": data.revision["data_hash"]}
+            "data_hash": data.data_hash}
 
 
 def is_finished(folder: Path, fingerprint: dict[str, Any]) -> bool:

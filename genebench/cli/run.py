@@ -216,7 +216,7 @@ def run_run(args: argparse.Namespace) -> int:
     table = done.frame
     schemes = "; ".join(f"{scheme} folds {counted(len(results), 'task')}" for scheme, results in done.by_scheme.items())
     summarised = drop_flagged(table) if args.exclude_flagged else table
-    print(f"\n{done.model.id} ({config.input} input), data revision {data.revision['data_hash']}: {schemes}\n")
+    print(f"\n{done.model.id} ({config.input} input), data revision {data.data_hash}: {schemes}\n")
     print(markdown_table(paper_table(summarised)))
     if "descriptions" in done.model.notes:
         print(descriptions_line(done.model.notes["descriptions"]))
