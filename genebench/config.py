@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
+from genebench.catalogue import TaskSelection
 from genebench.errors import ConfigError, GenebenchError
 from genebench.model_info import MODEL_ID, file_record
-from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.probe.settings import ProbeSettings

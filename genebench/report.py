@@ -20,6 +20,7 @@ from genebench.comparability import Standing, standings
 from genebench.controls.added import mean_with_ci
 from genebench.errors import ResultsError
 from genebench.results import (
+    added_draws,
     added_summary,
     drop_flagged,
     format_added,
@@ -858,7 +859,8 @@ def family_lines(rows: pd.DataFrame, a: str, b: str) -> list[str]:
     both = mine[a]["added"].notna() & mine[b]["added"].notna()
     if both.any():
         first, second = mine[a][both], mine[b][both]
-        draws = np.stack(first["added_draws"].to_list()) - np.stack(second["added_draws"].to_list())
+        draws = added_draws(pd.concat([first, second]).reset_index())
+        draws = draws[:len(first)] - draws[len(first):]
         difference = mean_with_ci((first["added"] - second["added"]).to_numpy(float), draws, first["vote"])
         lines.append(f"  added over names, A - B (paired by gene): {format_added(*difference)}")
     return lines
