@@ -18,35 +18,36 @@ import pandas as pd
 
 COMPLETE = "complete"
 PARTIAL = "partial"
-OTHER_REVISION = "other data revision"
+OTHER_DATA = "other data revision"
 
 
-def revision_id(dataset_revision: Mapping[str, Any]) -> str:
-    """The id of a data revision: the hash of the built data, as `run`, `build`, the card and the leaderboard show.
+def data_hash_of(provenance: Mapping[str, Any]) -> str:
+    """The data hash a provenance record names (`BenchmarkData.provenance`): the id of the built data, as `run`,
+    `build`, the card and the leaderboard show; "unknown" when it names none.
 
     Examples:
-        >>> revision_id({"data_hash": "593ea0e6529cc0b7", "sources": {}})
+        >>> data_hash_of({"data_hash": "593ea0e6529cc0b7", "sources": {}})
         '593ea0e6529cc0b7'
     """
-    return str(dataset_revision.get("data_hash") or "unknown")
+    return str(provenance.get("data_hash") or "unknown")
 
 
-def revision_task_count(dataset_revision: Mapping[str, Any]) -> int | None:
+def data_task_count(provenance: Mapping[str, Any]) -> int | None:
     """How many tasks the full benchmark of this revision holds: as recorded with the results, else from the
     default data (the bundled snapshot) when it is that revision, else None."""
-    if dataset_revision.get("n_tasks"):
-        return int(dataset_revision["n_tasks"])
-    default = _default_revision()
-    return default["n_tasks"] if default and default["data_hash"] == dataset_revision.get("data_hash") else None
+    if provenance.get("n_tasks"):
+        return int(provenance["n_tasks"])
+    default = _default_provenance()
+    return default["n_tasks"] if default and default["data_hash"] == provenance.get("data_hash") else None
 
 
 @functools.cache
-def _default_revision() -> dict[str, Any] | None:
+def _default_provenance() -> dict[str, Any] | None:
     from genebench.data import open_data
     from genebench.errors import GenebenchError
 
     try:
-        return open_data().revision
+        return open_data().provenance
     except GenebenchError:
         return None
 
@@ -56,7 +57,7 @@ class Standing:
     """Where one run stands: its size, coverage, completeness and rank (None when unranked)."""
 
     run: str
-    data_revision: str
+    data_hash: str
     n_tasks: int
     n_expected: int
     expected_known: bool
@@ -64,7 +65,7 @@ class Standing:
     mean: float
     status: str
     rank: int | None
-    data_revision_ranked: str = ""
+    data_hash_ranked: str = ""
 
     @property
     def tasks_label(self) -> str:
@@ -76,8 +77,8 @@ class Standing:
         """Why a run is unranked ("" for a ranked one)."""
         if self.status == PARTIAL:
             return f"partial: {self.tasks_label} tasks, not ranked"
-        if self.status == OTHER_REVISION:
-            return f"data revision {self.data_revision}, not ranked against {self.data_revision_ranked}"
+        if self.status == OTHER_DATA:
+            return f"data revision {self.data_hash}, not ranked against {self.data_hash_ranked}"
         return ""
 
 
@@ -85,7 +86,7 @@ def standings(frame: pd.DataFrame) -> list[Standing]:
     """Rank runs: only complete runs of one data revision, by mean main score over their tasks.
 
     Args:
-        frame: one row per (run, task) with columns `run`, `data_revision` (id), `data_tasks` (the revision's
+        frame: one row per (run, task) with columns `run`, `data_hash` (the data's id), `data_tasks` (the data's
             task count, NaN when unknown), `task`, `mean` (main score, NaN when skipped), `coverage` and optionally
             `vote` (a derived task's parent: the mean ranked by is over votes, as every summary's,
             `genebench.results.summarised_rows`).
@@ -96,28 +97,28 @@ def standings(frame: pd.DataFrame) -> list[Standing]:
     """
     if frame.empty:
         return []
-    per_revision = frame.groupby("data_revision").agg(known=("data_tasks", "max"), seen=("task", "nunique"))
+    per_data = frame.groupby("data_hash").agg(known=("data_tasks", "max"), seen=("task", "nunique"))
     runs = frame.groupby("run", sort=False).agg(
-        data_revision=("data_revision", "first"), n_tasks=("task", "nunique"), coverage=("coverage", "mean"),
+        data_hash=("data_hash", "first"), n_tasks=("task", "nunique"), coverage=("coverage", "mean"),
         mean=("mean", "mean"))
     votes = frame.assign(vote=frame["vote"] if "vote" in frame else frame["task"])
     runs["mean"] = votes.groupby(["run", "vote"], sort=False)["mean"].mean().groupby(level="run", sort=False).mean()
-    known = per_revision["known"].reindex(runs["data_revision"]).to_numpy()
-    seen = per_revision["seen"].reindex(runs["data_revision"]).to_numpy()
+    known = per_data["known"].reindex(runs["data_hash"]).to_numpy()
+    seen = per_data["seen"].reindex(runs["data_hash"]).to_numpy()
     runs["expected_known"] = np.isfinite(known.astype(float))
     runs["n_expected"] = np.where(runs["expected_known"], np.nan_to_num(known.astype(float)), seen).astype(int)
     runs["complete"] = runs["n_tasks"] >= runs["n_expected"]
-    counts = runs[runs["complete"]].groupby("data_revision").size()
-    ranked_revision = (max(counts.index, key=lambda rev: (counts[rev], rev)) if len(counts) else "")
+    counts = runs[runs["complete"]].groupby("data_hash").size()
+    ranked_hash = (max(counts.index, key=lambda rev: (counts[rev], rev)) if len(counts) else "")
     runs["status"] = np.where(~runs["complete"], PARTIAL,
-                              np.where(runs["data_revision"] == ranked_revision, COMPLETE, OTHER_REVISION))
+                              np.where(runs["data_hash"] == ranked_hash, COMPLETE, OTHER_DATA))
     ranked = runs[runs["status"] == COMPLETE].sort_values("mean", ascending=False, kind="stable")
     ranks = {run: i + 1 for i, run in enumerate(ranked.index)}
     others = runs[runs["status"] != COMPLETE].sort_values("mean", ascending=False, kind="stable")
     return [
-        Standing(run=str(run), data_revision=str(row["data_revision"]), n_tasks=int(row["n_tasks"]),
+        Standing(run=str(run), data_hash=str(row["data_hash"]), n_tasks=int(row["n_tasks"]),
                  n_expected=int(row["n_expected"]), expected_known=bool(row["expected_known"]),
                  coverage=float(row["coverage"]), mean=float(row["mean"]), status=str(row["status"]),
-                 rank=ranks.get(run), data_revision_ranked=ranked_revision)
+                 rank=ranks.get(run), data_hash_ranked=ranked_hash)
         for run, row in pd.concat([ranked, others]).iterrows()
     ]

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
+from genebench.catalogue import TaskSelection
 from genebench.errors import ConfigError, GenebenchError
 from genebench.model_info import MODEL_ID, file_record
-from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.probe.settings import ProbeSettings
@@ -44,7 +44,8 @@ class RunConfig(BaseModel):
         input: an input kind of `genebench.inputs.ADAPTERS`.
         name: the id results are filed under, 'org/name' (default: the Hub id; `genebench/<baseline>`);
             required for precomputed tables and local folders.
-        revision: model revision (commit, tag or branch).
+        revision: the model's revision (commit, tag or branch; `--model-revision`), recorded in results as
+            `model.revision` and shown in results tables as `model_revision`.
         adapter: the input kind's options (pooling, description source, region, vocabulary, ...).
         probe: probe settings (`genebench.probe.ProbeSettings` fields).
         include_genes / exclude_genes: files of symbols (one per line) restricting every task's genes.

@@ -76,11 +76,17 @@ class BenchmarkData:
         return sorted(self.manifest["families"])
 
     @property
-    def revision(self) -> dict[str, Any]:
-        """Source versions per family, a hash of the built files (the revision's id) and its task count: what
-        results record."""
+    def data_hash(self) -> str:
+        """The hash of the built files (the manifest's `data_hash`): the id results, the card and the leaderboard
+        name this data by."""
+        return str(self.manifest["data_hash"])
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Where this data came from, as results record it (`TaskResult.provenance`): its `data_hash`, task count,
+        Hub id and Hub revision, and source versions per family."""
         return {
-            "data_hash": self.manifest["data_hash"],
+            "data_hash": self.data_hash,
             "n_tasks": len(self._metadata),
             "hub_id": self.hub_id,
             "hub_revision": self.hub_revision,
@@ -393,11 +399,11 @@ class _FamilyRows:
         Raises:
             SourceFormatError: a row holds other than one label where one is expected, or a label the task lacks.
         """
-        target = task_type(meta.type).target
-        if target == "continuous":
+        kind = task_type(meta.type)
+        if not kind.is_classification:
             return self.value[rows]
         counts = self.label_counts[rows]
-        if target != "multilabel" and (counts != 1).any():
+        if not kind.is_multilabel and (counts != 1).any():
             raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
                                     f"{sorted(set(counts[counts != 1].tolist()))} labels; rebuild the data.")
         firsts = np.cumsum(counts) - counts  # where each row's labels begin among the task's
@@ -408,7 +414,7 @@ class _FamilyRows:
             unknown = sorted({str(value) for value in self.label_values[flat[codes < 0]]})
             raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
                                     f"{list(meta.label_names)[:5]}; rebuild the data.")
-        if target != "multilabel":
+        if not kind.is_multilabel:
             return codes
         matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
         matrix[np.repeat(np.arange(len(rows)), counts), codes] = 1
@@ -453,11 +459,12 @@ def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
 _OPENED: dict[tuple[str, str | None], BenchmarkData] = {}
 
 
-def open_data(data: str | Path | None = None, *, revision: str | None = None) -> BenchmarkData:
-    """Open built data: a local folder, a Hub dataset id (at `revision`), or by default the bundled snapshot.
+def open_data(data: str | Path | None = None, *, hub_revision: str | None = None) -> BenchmarkData:
+    """Open built data: a local folder, a Hub dataset id (at `hub_revision`: a branch, tag or commit of the Hub
+    repository), or by default the bundled snapshot.
 
-    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision). The result's
-    `.path` is its folder (for the Hub, the local download), `.revision["data_hash"]` the revision id that every
+    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, hub_revision). The result's
+    `.path` is its folder (for the Hub, the local download), `.data_hash` the id that every
     result records and `genebench run` prints.
 
     Examples:
@@ -465,20 +472,26 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
         'snapshot'
     """
     location = str(data or os.environ.get(ENV_DATA) or SNAPSHOT_DIR)
-    key = (location, revision)
+    key = (location, hub_revision)
     if key not in _OPENED:
-        if Path(location).exists():
+        path = Path(location)
+        if (path / "__init__.py").is_file() or ("/" not in location and not path.exists()):
+            raise MissingSourceError(  # "genebench", as a Hugging Face user types it first: never asked of the Hub
+                f"data '{location}': not a data folder or Hub id ORG/NAME; leave it out for the bundled snapshot "
+                '(in datasets: load_dataset(str(genebench.open_data().path), "reactome")).'
+            )
+        if path.exists():
             _OPENED[key] = BenchmarkData(location)
         elif data is None:
             raise MissingSourceError(
                 f"no genebench data at '{location}'; build it with `genebench build --out DIR` and pass --data DIR."
             )
         else:
-            _OPENED[key] = _from_hub(location, revision)
+            _OPENED[key] = _from_hub(location, hub_revision)
     return _OPENED[key]
 
 
-def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
+def _from_hub(repo_id: str, hub_revision: str | None) -> BenchmarkData:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, HFValidationError, LocalEntryNotFoundError
 
@@ -486,7 +499,8 @@ def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
 
     unreachable = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_reason(hub_endpoint())
     try:  # the Hub unreachable: the local copy only, at once, instead of minutes of retries
-        path = snapshot_download(repo_id, repo_type="dataset", revision=revision, local_files_only=bool(unreachable))
+        path = snapshot_download(repo_id, repo_type="dataset", revision=hub_revision,
+                                 local_files_only=bool(unreachable))
     except HFValidationError as exc:
         raise MissingSourceError(
             f"data '{repo_id}': neither a local folder nor a valid Hub dataset id ({exc})."
@@ -498,4 +512,4 @@ def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
             f"data '{repo_id}': not a local folder, and {where}; check the id and your network, or pass a local "
             "folder."
         ) from exc
-    return BenchmarkData(path, hub_id=repo_id, hub_revision=revision)
+    return BenchmarkData(path, hub_id=repo_id, hub_revision=hub_revision)

@@ -115,7 +115,7 @@ def encode(config: RunConfig, data: BenchmarkData, genes: Sequence[str], encoder
 
 # -- probe and write ---------------------------------------------------------------------------------------------
 
-def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], dataset_revision: dict[str, Any],
+def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], provenance: dict[str, Any],
               config: dict[str, Any], controls: dict[str, float] | None = None, **extra: Any) -> TaskResult:
     """The `TaskResult` of one scored task, complete; scores that are not finite or out of range make it skipped,
     saying why.
@@ -134,7 +134,7 @@ def to_result(scores: TaskScores, *, model: ModelInfo, probe: dict[str, Any], da
     if controls is not None and kept and scores.coverage.n_covered < scores.coverage.n_task:
         diagnostics = {**diagnostics, COVERED_CONTROLS: controls}
     main = kept.get(scores.main_score)
-    return TaskResult(genebench_version=__version__, task=scores.task.metadata, dataset_revision=dataset_revision,
+    return TaskResult(genebench_version=__version__, task=scores.task.metadata, provenance=provenance,
                       model=model, probe=probe, coverage=scores.coverage, scores=kept,
                       main_score=scores.main_score, skipped=skipped,
                       lift=lift(None if main is None else main.mean,
@@ -172,12 +172,12 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
                            "under; set embeddings.model = ModelInfo(id='org/name', input=...).")
     model, config, timer, settings, data = (embeddings.model, context.config, context.timer, context.settings,
                                             context.data)
-    dataset_revision, shared, engine = context.dataset_revision, context.shared, context.engine
+    provenance, shared, engine = context.provenance, context.shared, context.engine
     probe = settings.to_dict()
-    folder = RunFolder(out_dir, RunIdentity.of_run(model, probe, dataset_revision), context.overwrite)
+    folder = RunFolder(out_dir, RunIdentity.of_run(model, probe, provenance), context.overwrite)
     results: dict[str, TaskResult] = {}
     for task in tasks:
-        kept = folder.kept(result_path(out_dir, model, task.name), dataset_revision=dataset_revision, config=config)
+        kept = folder.kept(result_path(out_dir, model, task.name), provenance=provenance, config=config)
         if kept is not None and (data is None or controls_current(kept, data, task, settings.folds)):
             results[task.name] = kept
     pending = [task for task in tasks if task.name not in results]
@@ -190,7 +190,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     def finish(scores: TaskScores) -> TaskResult:  # on a pool thread, while this one takes the next scores
         with timer.phase("controls"):
             extra = _against_controls(scores, data, settings.folds) if data is not None else {}
-        return to_result(scores, model=model, probe=probe, dataset_revision=dataset_revision, config=config, **extra)
+        return to_result(scores, model=model, probe=probe, provenance=provenance, config=config, **extra)
 
     counter = progress_counter(len(pending), f"probing ({settings.folds} folds)", "task",
                                enabled=context.progress and bool(pending))
@@ -223,8 +223,9 @@ def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> 
     `added_over_names` (over the name control's stored predictions, resampled by gene family)."""
     if scores.skipped is not None or scores.rows is None:
         return {}
-    task, found = scores.task, {"controls": controls_on(data, scores.task, scores.rows, folds)}
-    name = stored_predictions(data, task, folds).get("name") if folds == "family" else None
+    task, predictions = scores.task, stored_predictions(data, scores.task, folds)  # decoded and checked once
+    found = {"controls": controls_on(data, task, scores.rows, folds, predictions=predictions)}
+    name = predictions.get("name") if folds == "family" else None
     if name is not None:
         found["added_over_names"] = added_over_names(task, scores.rows, scores.held_out, name, data.gene_families)
     return found
@@ -270,7 +271,7 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         with timer.phase("read"):
             model = model_record(encoder.meta.keyed(), config)  # a bad model id fails here, before any task loads
         folders = {scheme: RunFolder(scheme_folder(out, scheme), RunIdentity.of_run(
-            model, config.probe_settings(scheme).to_dict(), data.revision), overwrite) for scheme in config.folds}
+            model, config.probe_settings(scheme).to_dict(), data.provenance), overwrite) for scheme in config.folds}
         for folder in folders.values():
             folder.check(config)
         with timer.phase("select"):
@@ -287,7 +288,7 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         for scheme, folder in folders.items():
             folder.save_config(config)
             by_scheme[scheme] = run_probes(tasks[scheme], embeddings, folder.out, RunContext(
-                data.revision, config.probe_settings(scheme), config.record(), overwrite, progress, partners, engine,
+                data.provenance, config.probe_settings(scheme), config.record(), overwrite, progress, partners, engine,
                 data, timer, shared))
     seconds = {phase: round(timer.seconds.get(phase, 0.0), 3) for phase in PHASES}
     return Run(results=by_scheme[config.folds[0]], model=embeddings.model, embeddings=embeddings, partners=partners,

@@ -32,7 +32,7 @@ def push_data(
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset",
-                                   commit_message=f"{message} (data revision {data.revision['data_hash']})",
+                                   commit_message=f"{message} (data revision {data.data_hash})",
                                    ignore_patterns=[".*", "**/.*"])
     except (HfHubHTTPError, OSError) as exc:
         raise GenebenchError(

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from genebench.atomic import write_atomic
-from genebench.comparability import revision_id, revision_task_count
+from genebench.comparability import data_hash_of, data_task_count
 from genebench.controls.added import AddedOverNames, mean_with_ci
 from genebench.controls.lift import lift
 from genebench.errors import ResultsError
@@ -29,6 +29,7 @@ from genebench.model_info import ModelInfo
 from genebench.run_identity import RunIdentity
 from genebench.tasks.folds import POOLED_AUC
 from genebench.tasks.metadata import TaskMetadata, best_of, format_control
+from genebench.wording import counted
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -81,7 +82,11 @@ class TaskResult(BaseModel):
 
     genebench_version: str
     task: TaskMetadata
-    dataset_revision: dict[str, Any] = Field(description="Source versions and a hash of the built data.")
+    provenance: dict[str, Any] = Field(
+        validation_alias=AliasChoices("provenance", "dataset_revision"),
+        description="Where the data came from (`BenchmarkData.provenance`): its `data_hash`, task count, Hub id and "
+        "revision, and source versions. Older files name it `dataset_revision`; both are read."
+    )
     model: ModelInfo
     probe: dict[str, Any] = Field(description="Probe settings: C, tol, max_iter, pair mode, ...")
     coverage: Coverage
@@ -141,10 +146,15 @@ class TaskResult(BaseModel):
         return str(self.probe.get("folds", "paper"))
 
     @property
+    def data_hash(self) -> str:
+        """The id of the data it was scored on (`provenance["data_hash"]`, "unknown" when not recorded)."""
+        return data_hash_of(self.provenance)
+
+    @property
     def identity(self) -> RunIdentity:
         """The identity of the run it came from. Results of two identities are never summarised together."""
-        return RunIdentity(model=self.model.id, revision=self.model.revision, vectors=self.model.cache_key,
-                           probe=dict(self.probe), data=revision_id(self.dataset_revision))
+        return RunIdentity(model=self.model.id, model_revision=self.model.revision, vectors=self.model.cache_key,
+                           probe=dict(self.probe), data=self.data_hash)
 
     @property
     def run_identity(self) -> dict[str, Any]:
@@ -251,8 +261,8 @@ def added_problem(added: AddedOverNames) -> str | None:
 def identity_difference(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
     """How two run identities differ, in words: `probe C 100 vs 0.01; data revision a vs b`."""
     parts = []
-    for key, label in (("model", "model"), ("revision", "revision"), ("vectors", "vectors (adapter settings)"),
-                       ("data", "data revision")):
+    for key, label in (("model", "model"), ("model_revision", "model revision"),
+                       ("vectors", "vectors (adapter settings)"), ("data", "data revision")):
         if key in mine and key in theirs and mine[key] != theirs[key]:
             parts.append(f"{label} {mine[key]} vs {theirs[key]}")
     if "probe" in mine and "probe" in theirs:
@@ -360,12 +370,12 @@ def read_result(path: str | Path) -> TaskResult:
                            "otherwise move it out of the results folder.") from exc
 
 
-_COLUMNS = ["model", "revision", "input", "folds", "task", "family", "category", "type", "parent", "metric", "is_main",
-            "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
+_COLUMNS = ["model", "model_revision", "input", "folds", "task", "family", "category", "type", "parent", "metric",
+            "is_main", "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
             "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
-            "added", "added_low", "added_high", "added_draws", "data_revision", "data_tasks", "genebench_version",
-            "date", "path"]
-_KEY = ["model", "revision", "folds", "task", "metric"]
+            "added", "added_low", "added_high", "added_draws", "added_method", "data_hash", "data_tasks",
+            "genebench_version", "date", "path"]
+_KEY = ["model", "model_revision", "folds", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
            "is_flagged": bool, "converged": bool, "name_control": np.float64, "pooled": np.float64, "added": np.float64,
@@ -421,10 +431,10 @@ def check_marks(results: pd.DataFrame, root: Path) -> None:
         ResultsError: naming the file, the mark and the data's.
     """
     data = _default_data()
-    rows = results.drop_duplicates(["model", "revision", "folds", "task"])
+    rows = results.drop_duplicates(["model", "model_revision", "folds", "task"])
     if data is None or rows.empty:
         return
-    rows = rows[rows["data_revision"] == revision_id(data.revision)]
+    rows = rows[rows["data_hash"] == data.data_hash]
     for row in rows.itertuples():
         truth = data.metadata(row.task, row.folds)
         incomplete = None if pd.isna(row.incomplete) else row.incomplete
@@ -432,7 +442,7 @@ def check_marks(results: pd.DataFrame, root: Path) -> None:
                                       ("shortcut-solvable", bool(row.is_flagged), truth.is_shortcut_solvable)):
             if found != expected:
                 raise ResultsError(f"result file '{root / row.path}': task '{row.task}' is marked {mark} {found!r}, "
-                                   f"the data it names ({revision_id(data.revision)}) says {expected!r}; results "
+                                   f"the data it names ({data.data_hash}) says {expected!r}; results "
                                    "must not be edited by hand, rerun `genebench run`.")
 
 
@@ -496,13 +506,13 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
 
 
 def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate the tables of `folders`, keeping one row per (model, revision, folds, task, metric) and noting
+    """Concatenate the tables of `folders`, keeping one row per (model, model_revision, folds, task, metric) and noting
     each run found twice; a model run on two data revisions is refused, as within one folder."""
     table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
-    revisions = table.groupby(["model", "revision", "folds"])["data_revision"].unique()
+    revisions = table.groupby(["model", "model_revision", "folds"])["data_hash"].unique()
     if len(two := revisions[revisions.map(len) > 1]):
         (model, revision, folds), found = two.index[0], sorted(two.iloc[0])
-        where = sorted(set(table.loc[(table["model"] == model) & (table["revision"] == revision), "folder"]))
+        where = sorted(set(table.loc[(table["model"] == model) & (table["model_revision"] == revision), "folder"]))
         raise ResultsError(f"model '{model}' ({revision}) has {folds}-fold results of two runs (data revision "
                            f"{found[0]} vs {found[1]}) in {where}; a summary would mix them, pass one run.")
     repeated = table[table.duplicated(_KEY, keep=False)]
@@ -513,14 +523,14 @@ def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFram
         model, revision, folds, task, _ = values[values > 1].index[0]
         raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' under {folds} "
                            f"folds in {sorted(set(repeated['folder']))}; pass each run once.")
-    for (model, revision), copies in repeated.groupby(["model", "revision"]):
+    for (model, revision), copies in repeated.groupby(["model", "model_revision"]):
         logger.warning("model '%s' (%s) was given more than once (%s); its results are counted once.", model,
                        revision, ", ".join(sorted(set(copies["folder"]))))
     return table.drop_duplicates(_KEY, keep="first", ignore_index=True).drop(columns="folder")
 
 
 def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = None) -> pd.DataFrame:
-    """Results as a tidy table: one row per (model, revision, task, metric).
+    """Results as a tidy table: one row per (model, model_revision, task, metric).
 
     A skipped task gives one row with metric NaN and its reason in `skipped`.
 
@@ -529,17 +539,18 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         paths: where each was read from (default: its path under a results root, as `write_result` files it).
 
     Returns:
-        Columns: model, revision, input, folds (the fold scheme), task, family, category, type, parent (a derived
-        task's multi-label parent), metric, is_main, mean, std, n_folds, n_covered, n_task, coverage, skipped, lift
-        (main score minus the best control's, NaN without controls), best_control ("name 1.000") and
-        best_control_score (its score, NaN without controls), is_flagged (a
+        Columns: model, model_revision (the result's `model.revision`), input, folds (the fold scheme), task,
+        family, category, type, parent (a derived task's multi-label parent), metric, is_main, mean, std, n_folds,
+        n_covered, n_task, coverage, skipped, lift (main score minus the best control's, NaN without controls),
+        best_control ("name 1.000") and best_control_score (its score, NaN without controls), is_flagged (a
         control reaches `SHORTCUT_AUC`), converged (every fold probe met tol; a score that did not is marked and
         left out of summaries), name_control (the name control's score under the result's folds),
         incomplete (why the task's labels are known to be incomplete, else None), dominant_family (which family
         holds more than a third of the task, `TaskMetadata.dominant_family`, else None), pooled (the roc_auc row: the
         pooled out-of-fold AUC beside the fold mean, a diagnostic; NaN for other metrics), added, added_low,
-        added_high and added_draws (added over names, its 95% interval and bootstrap draws; NaN / None without),
-        data_revision (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
+        added_high, added_draws and added_method (added over names, its 95% interval, its bootstrap draws and how
+        they were made, `AddedOverNames.method`; NaN / None without),
+        data_hash (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
         genebench_version, date, path.
     """
     results = list(results)
@@ -549,7 +560,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
     for result, path in zip(results, paths):
         added = result.added_over_names
         has_added = added is not None and added.value is not None
-        base = {"model": result.model.id, "revision": result.model.revision, "input": result.model.input,
+        base = {"model": result.model.id, "model_revision": result.model.revision, "input": result.model.input,
                 "folds": result.folds, "task": result.task.name, "family": result.task.family,
                 "category": result.task.category, "type": result.task.type, "parent": result.task.parent,
                 "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
@@ -562,8 +573,9 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "incomplete": getattr(result.task, "incomplete", None), "dominant_family": result.task.dominant_family,
                 "added": added.value if has_added else np.nan, "added_low": added.low if has_added else np.nan,
                 "added_high": added.high if has_added else np.nan, "added_draws": added.draws if has_added else None,
-                "data_revision": revision_id(result.dataset_revision),
-                "data_tasks": revision_task_count(result.dataset_revision),
+                "added_method": added.method if has_added else None,
+                "data_hash": result.data_hash,
+                "data_tasks": data_task_count(result.provenance),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}
         if not result.scores:
             records.append(base | {"metric": np.nan, "is_main": False, "mean": np.nan, "std": np.nan, "n_folds": 0})
@@ -592,11 +604,11 @@ def drop_flagged(results: pd.DataFrame) -> pd.DataFrame:
     Each data revision's task count (`data_tasks`) drops by its flagged tasks too, so a run that held every task
     still counts as complete.
     """
-    flagged = results.loc[results["is_flagged"].astype(bool), ["data_revision", "task"]].drop_duplicates()
-    out = pd.MultiIndex.from_frame(results[["data_revision", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
-    per_revision = flagged.groupby("data_revision")["task"].nunique().astype(np.float64).rename("n_flagged")
+    flagged = results.loc[results["is_flagged"].astype(bool), ["data_hash", "task"]].drop_duplicates()
+    out = pd.MultiIndex.from_frame(results[["data_hash", "task"]]).isin(pd.MultiIndex.from_frame(flagged))
+    per_revision = flagged.groupby("data_hash")["task"].nunique().astype(np.float64).rename("n_flagged")
     kept = results[~out]
-    dropped = kept.join(per_revision, on="data_revision")["n_flagged"].astype(np.float64).fillna(0.0)
+    dropped = kept.join(per_revision, on="data_hash")["n_flagged"].astype(np.float64).fillna(0.0)
     return kept.assign(data_tasks=kept["data_tasks"].astype(np.float64) - dropped)
 
 
@@ -661,7 +673,23 @@ def added_summary(rows: pd.DataFrame, *, names_below: float | None = None) -> tu
         rows = rows[rows["name_control"].astype(float) < names_below]
     if rows.empty:
         return float("nan"), float("nan"), float("nan")
-    return mean_with_ci(rows["added"].to_numpy(float), np.stack(rows["added_draws"].to_list()), rows["vote"])
+    return mean_with_ci(rows["added"].to_numpy(float), added_draws(rows), rows["vote"])
+
+
+def added_draws(rows: pd.DataFrame) -> np.ndarray:
+    """The added-over-names draws of `rows` (each with a score), shape (n_rows, n_boot), to average or pair: only
+    draws of one bootstrap method (`AddedOverNames.method`) are, since another method's draws mean another interval.
+
+    Raises:
+        ResultsError: `rows` hold draws of two methods (results of an older genebench beside newer ones).
+    """
+    methods = rows.get("added_method")
+    if methods is not None and methods.nunique() > 1:
+        found = "; ".join(f"'{method}' in {counted(len(group), 'result')}, e.g. {group['model'].iloc[0]} "
+                          f"'{group['task'].iloc[0]}'" for method, group in rows.groupby(methods, sort=True))
+        raise ResultsError(f"added over names: draws of two bootstrap methods cannot be averaged or paired ({found}); "
+                           "rerun the older results with `genebench run ... --overwrite always`.")
+    return np.stack(rows["added_draws"].to_list())
 
 
 def format_added(mean: float, low: float, high: float) -> str:
@@ -689,7 +717,7 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
         include_incomplete: keep tasks marked incomplete.
 
     Returns:
-        One row per (model, revision, grouping, group): n_tasks, n_votes, mean, std (over votes, ddof=0), the mean
+        One row per (model, model_revision, grouping, group): n_tasks, n_votes, mean, std (over votes, ddof=0), the mean
         coverage, `lift`, the mean lift over the tasks that have controls (NaN when none has), `added`, the mean
         added over names (NaN without), and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
 
@@ -697,23 +725,23 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
         ResultsError: a needed column is missing, or `results` mixes fold schemes.
 
     Examples:
-        >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
+        >>> df = pd.DataFrame({"model": "m", "model_revision": "1", "task": ["a", "b"], "category": "localization",
         ...                    "type": "binary", "metric": "roc_auc", "is_main": True, "mean": [0.8, 0.6],
         ...                    "coverage": 1.0})
         >>> summary_table(df, by=("category",))["cell"].tolist()
         ['0.700 ± 0.100']
     """
     results = results.assign(**{c: np.nan for c in ("lift", "added") if c not in results})
-    needed = ("model", "revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
+    needed = ("model", "model_revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
     missing = [c for c in needed if c not in results]
     if missing:
         raise ResultsError(f"summary table: expected columns {missing} (a table from load_results), found "
                            f"{list(results.columns)}.")
     scored = summarised_rows(results, metric=metric, include_incomplete=include_incomplete)
-    blocks = [vote_means(scored, ["model", "revision", column], ("mean", "coverage", "lift", "added"))
+    blocks = [vote_means(scored, ["model", "model_revision", column], ("mean", "coverage", "lift", "added"))
               .rename(columns={column: "group", "mean_std": "std"}).assign(by=column) for column in by]
-    columns = ["model", "revision", "by", "group", "n_tasks", "n_votes", "mean", "std", "coverage", "lift", "added",
-               "cell"]
+    columns = ["model", "model_revision", "by", "group", "n_tasks", "n_votes", "mean", "std", "coverage", "lift",
+               "added", "cell"]
     table = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame()
     if table.empty:
         return pd.DataFrame(columns=columns)

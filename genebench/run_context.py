@@ -61,7 +61,7 @@ class RunContext:
     """What every task of one fold scheme's run shares.
 
     Attributes:
-        dataset_revision: source versions and the built data's hash.
+        provenance: source versions and the built data's hash.
         settings: probe settings; their `folds` are the scheme the tasks were loaded with.
         config: the run configuration, recorded with every result (`RunConfig.record()`).
         overwrite: "only-missing" (default), "always" or "never" (see `OverwriteStrategy`).
@@ -77,7 +77,7 @@ class RunContext:
             tasks a run probes are added to it.
     """
 
-    dataset_revision: dict[str, Any]
+    provenance: dict[str, Any]
     settings: ProbeSettings = field(default_factory=ProbeSettings)
     config: dict[str, Any] = field(default_factory=dict)
     overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING

@@ -116,7 +116,7 @@ class RunFolder:
                 stale.append((path, theirs))
         return stale
 
-    def kept(self, path: Path, *, dataset_revision: dict[str, Any], config: dict[str, Any]) -> TaskResult | None:
+    def kept(self, path: Path, *, provenance: dict[str, Any], config: dict[str, Any]) -> TaskResult | None:
         """The result at `path` to keep, or None when it must be (re)computed: kept only when it is this run's
         (its identity, full data revision and run config), so a resumed run never mixes two settings."""
         if self.overwrite is OverwriteStrategy.ALWAYS or not path.is_file():
@@ -128,7 +128,7 @@ class RunFolder:
         except ResultsError as exc:
             logger.warning("%s; recomputing it", exc)
             return None
-        if (existing.identity != self.identity or existing.dataset_revision != dataset_revision
+        if (existing.identity != self.identity or existing.provenance != provenance
                 or existing.config != config):
             logger.info("result '%s' was made from other vectors, probe settings, data or run config; recomputing it",
                         path)

@@ -12,6 +12,7 @@ what every model shares::
     probe: {C: 1.0}                          # shared probe settings
     folds: [paper, family]                   # the fold schemes each model is scored under (default: both)
     data: null                               # built data folder or Hub id (default: the bundled snapshot)
+    hub_revision: null                       # its Hub revision: branch, tag or commit (was data_revision)
 
 Each model runs the main job (`genebench.pipeline.run`) into `OUT/<org__name>-<input>-<hash>/`, the hash
 being that of its entry, so reordering entries keeps folders. A model that finished (all its tasks, with
@@ -28,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from genebench.atomic import write_atomic
+from genebench.catalogue import TaskSelection
 from genebench.config import RunConfig, first_error, read_yaml
 from genebench.errors import GenebenchError
 from genebench.pipeline import run
 from genebench.results import OverwriteStrategy, model_dir_name
-from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -60,7 +61,7 @@ class SweepFile(BaseModel):
     probe: dict[str, Any] = Field(default_factory=dict)
     folds: list[str] | str | None = None
     data: str | None = None
-    data_revision: str | None = None
+    hub_revision: str | None = Field(default=None, validation_alias=AliasChoices("hub_revision", "data_revision"))
 
     @field_validator("tasks", mode="before")
     @classmethod
@@ -83,7 +84,7 @@ class Sweep:
     configs: list[RunConfig]
     tasks: TaskSelection
     data: str | None = None
-    data_revision: str | None = None
+    hub_revision: str | None = None
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Sweep:
@@ -116,7 +117,7 @@ class Sweep:
             i, j = twice
             raise GenebenchError(f"sweep '{path}': models[{i}] and models[{j}] both resolve to the model id "
                                  f"'{ids[i]}', so one would hide the other; give them distinct `name:`s, or drop one.")
-        return cls(configs=configs, tasks=sweep.tasks, data=sweep.data, data_revision=sweep.data_revision)
+        return cls(configs=configs, tasks=sweep.tasks, data=sweep.data, hub_revision=sweep.hub_revision)
 
 
 def model_folder(config: RunConfig) -> str:
@@ -129,7 +130,7 @@ def _fingerprint(config: RunConfig, task_names: list[str], data: BenchmarkData) 
     from genebench import __version__
 
     return {"genebench_version": __version__, "config": config.record(), "tasks": task_names,
-            "data_hash": data.revision["data_hash"]}
+            "data_hash": data.data_hash}
 
 
 def is_finished(folder: Path, fingerprint: dict[str, Any]) -> bool:
@@ -179,7 +180,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, engine: RayEngine | None = None,
 
     out = Path(out)
     overwrite = OverwriteStrategy.from_str(overwrite)
-    data = open_data(sweep.data, revision=sweep.data_revision)
+    data = open_data(sweep.data, hub_revision=sweep.hub_revision)
     names = [meta.name for meta in sweep.tasks.select(data)]
     select_tasks(data, names)  # an empty selection fails here, before any model runs
     folders = {config.model_id(): out / model_folder(config) for config in sweep.configs}

@@ -59,7 +59,7 @@ def test_controls_are_hash_checked_files_outside_the_data_revision(hgnc_data, tm
     copy = tmp_path / "data"
     shutil.copytree(hgnc_data.path, copy)
     again = add_controls(copy, progress=False)
-    assert again.revision["data_hash"] == hgnc_data.revision["data_hash"]  # controls are derived, not data
+    assert again.data_hash == hgnc_data.data_hash  # controls are derived, not data
     assert again.metadata(HLA).controls == hgnc_data.metadata(HLA).controls  # seeded: the same scores again
     for relative in (CONTROL_SCORES, "controls/name-paper.parquet"):
         damaged = tmp_path / relative.replace("/", "_")
@@ -303,11 +303,11 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
         [g for g in genes if g not in dropped or g in set(fully.genes().tolist())])
     assert not set(fully.genes().tolist()) - set(embeddings.symbols.tolist())
     settings = ProbeSettings(device="cpu")
-    before, _ = run_probes([partly, fully], embeddings, tmp_path, RunContext(data.revision, settings,
+    before, _ = run_probes([partly, fully], embeddings, tmp_path, RunContext(data.provenance, settings,
                            progress=False))  # without the data: the stored controls, as an interrupted run leaves it
     assert "controls_on_covered_rows" not in before.diagnostics
     partial, full = run_probes([partly, fully], embeddings, tmp_path, RunContext(
-        data.revision, settings, progress=False, data=data))  # its controls: recomputed
+        data.provenance, settings, progress=False, data=data))  # its controls: recomputed
     assert partial.scores == before.scores
 
     rows = np.flatnonzero(np.isin(partly.entities.astype(str), embeddings.symbols.astype(str)))

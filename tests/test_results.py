@@ -30,7 +30,7 @@ from genebench.results import (  # noqa: E402
 )
 
 MODEL = ModelInfo(id="org/model", revision="abc123", input="random", settings={"pooling": "mean"})
-REVISION = {"sources": {"synthetic": "1"}, "data_hash": "deadbeef"}
+PROVENANCE = {"sources": {"synthetic": "1"}, "data_hash": "deadbeef"}
 CPU = ProbeSettings(device="cpu")
 
 
@@ -44,7 +44,7 @@ def tasks():
 
 def _run(world, tasks, out, **kw):
     embeddings = replace(world.embeddings, model=kw.pop("model_info", MODEL))
-    return run_probes(tasks, embeddings, out, RunContext(REVISION, settings=kw.pop("settings", CPU),
+    return run_probes(tasks, embeddings, out, RunContext(PROVENANCE, settings=kw.pop("settings", CPU),
                                                          config=kw.pop("config", {"tasks": "test"}), progress=False,
                                                          **kw))
 
@@ -60,7 +60,7 @@ def test_layout_and_content(tasks, tmp_path):
     first = read_result(result_path(tmp_path, MODEL, "TF vs non-TF"))
     assert first == results[0]
     assert first.probe == CPU.to_dict()
-    assert first.dataset_revision == REVISION
+    assert first.provenance == PROVENANCE
     assert first.main_score == "roc_auc" and first.scores["roc_auc"].mean > 0.85
     assert first.diagnostics["n_not_converged"] == 0
     assert first.timing["probe_seconds"] >= 0
@@ -157,12 +157,12 @@ def test_results_are_filed_under_the_model_record_the_embeddings_carry(tasks, tm
     world, task_list = tasks
     with pytest.raises(ResultsError, match=r"expected a model record \(`embeddings.model`, a ModelInfo\)"):
         run_probes(task_list[:1], replace(world.embeddings, model=None), tmp_path,
-                   RunContext(REVISION, progress=False))
+                   RunContext(PROVENANCE, progress=False))
     from model_adapters.baselines import RandomAdapter
 
     hgnc = __import__("pandas").DataFrame({"symbol": world.genes})
     embeddings = RandomAdapter(hgnc=hgnc, dim=16).encode(world.genes)
-    results = run_probes(task_list[:1], embeddings, tmp_path, RunContext(REVISION, settings=CPU, progress=False))
+    results = run_probes(task_list[:1], embeddings, tmp_path, RunContext(PROVENANCE, settings=CPU, progress=False))
     assert results[0].model == embeddings.model and results[0].model.revision == "seed=0"
     assert (tmp_path / "random" / "seed=0" / task_file_name(task_list[0].name)).is_file()
 
@@ -180,7 +180,7 @@ def test_summary_takes_each_tasks_main_score():
     import pandas as pd
 
     df = pd.DataFrame({
-        "model": "m", "revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
+        "model": "m", "model_revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
         "task": ["TF vs non-TF", "PerturbQA k562 de", "PerturbQA k562 de"],
         "metric": ["roc_auc", "roc_auc", "auc_per_gene"], "is_main": [True, False, True], "mean": [0.9, 0.8, 0.5],
     })
@@ -254,3 +254,31 @@ def test_two_fold_schemes_load_side_by_side_and_never_mix_in_a_summary(tasks, tm
     other = load_results(tmp_path).assign(model="org/other")
     text = compare(__import__("pandas").concat([both, other]), "org/model", "org/other", n_boot=100).to_text()
     assert "added over names, A - B (paired by gene): +0.000 [+0.000, +0.000]" in text
+
+
+def _as_old_format(document: dict) -> dict:
+    """A result document as genebench wrote it before names meant one thing: the provenance under
+    `dataset_revision`."""
+    old = dict(document)
+    old["dataset_revision"] = old.pop("provenance")
+    return old
+
+
+def test_old_result_files_read_as_the_same_table_as_new_ones(tasks, tmp_path):
+    import shutil
+
+    world, task_list = tasks
+    _run(world, task_list, tmp_path / "new")
+    shutil.copytree(tmp_path / "new", tmp_path / "old")
+    files = sorted(p for p in (tmp_path / "old").rglob("*.json") if p.name != META_FILE)
+    for path in files:
+        path.write_text(json.dumps(_as_old_format(json.loads(path.read_text()))))
+    assert "dataset_revision" in json.loads(files[0].read_text())
+    old, new = load_results(tmp_path / "old"), load_results(tmp_path / "new")
+    __import__("pandas").testing.assert_frame_equal(old, new)
+    assert set(new["data_hash"]) == {PROVENANCE["data_hash"]}
+    assert read_result(files[0]).provenance == PROVENANCE
+    assert "dataset_revision" not in read_result(files[0]).model_dump_json()  # written back under the new names
+    stamps = [p.stat().st_mtime_ns for p in files]
+    _run(world, task_list, tmp_path / "old")  # a rerun over old files resumes from them: nothing recomputed
+    assert [p.stat().st_mtime_ns for p in files] == stamps

@@ -66,7 +66,7 @@ def run_build(args: argparse.Namespace) -> int:
     data = build_data(args.out, args.family, sources_dir=args.sources, hgnc=args.hgnc, refseq=args.refseq,
                       seed=args.seed, n_folds=args.n_folds, controls=not args.no_controls)
     print(f"built {', '.join(data.families)} into {args.out} ({len(data.tasks())} tasks, "
-          f"data revision {data.revision['data_hash']})")
+          f"data revision {data.data_hash})")
     return 0
 
 

@@ -113,7 +113,7 @@ def summary_text(results, *, exclude_flagged: bool = False) -> str:
                          for title, table in printed_tables(_kept(results, exclude_flagged)))]
     if note := flagged_note(results, excluded=exclude_flagged):
         lines.append(note)
-    unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "folds", "task"])
+    unscored = results[results["metric"].isna()].drop_duplicates(["model", "model_revision", "folds", "task"])
     if len(unscored):
         lines.append(f"\n{counted(len(unscored), 'task has no score and is', 'tasks have no score and are')} left "
                      "out of the tables"

@@ -59,7 +59,8 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
                        help="the id results and the leaderboard show (default: the Hub id; genebench/random-256, "
                             "genebench/bag-of-words); required for a table file or local folder")
     group.add_argument("--config", type=Path, metavar="YAML", help="read these settings from a model YAML")
-    group.add_argument("--revision", help="model revision (commit, tag or branch)")
+    group.add_argument("--model-revision", metavar="REV", help="model revision (commit, tag or branch)")
+    group.add_argument("--revision", dest="model_revision", help=argparse.SUPPRESS)  # its old name, unlisted
     adapter = parser.add_argument_group("adapter options (each applies to the input kinds its help names)")
     for option in options().values():
         if option.type is bool:
@@ -148,7 +149,7 @@ def config_from_args(args: argparse.Namespace):
              if getattr(args, k, None) is not None}
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
-    values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,
+    values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.model_revision,
               "adapter": adapter, "probe": probe, "folds": getattr(args, "folds", None),
               "tasks": task_selection(args), **extra}
     if args.config:
@@ -217,7 +218,7 @@ def run_run(args: argparse.Namespace) -> int:
     table = done.frame
     schemes = "; ".join(f"{scheme} folds {counted(len(results), 'task')}" for scheme, results in done.by_scheme.items())
     summarised = drop_flagged(table) if args.exclude_flagged else table
-    print(f"\n{done.model.id} ({config.input} input), data revision {data.revision['data_hash']}: {schemes}\n")
+    print(f"\n{done.model.id} ({config.input} input), data revision {data.data_hash}: {schemes}\n")
     print(markdown_table(paper_table(summarised)))
     if "descriptions" in done.model.notes:
         print(descriptions_line(done.model.notes["descriptions"]))

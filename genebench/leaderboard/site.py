@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from genebench.atomic import write_atomic
-from genebench.comparability import Standing, revision_id, revision_task_count, standings
+from genebench.comparability import Standing, data_hash_of, data_task_count, standings
 from genebench.leaderboard.figures import FigureError, clean_figure
 from genebench.leaderboard.validate import MAX_FILE_BYTES, ModelRun, check_safe_name
 from genebench.report import names_only_note, plain_text, task_cell, understanding_left_out, understanding_rows
@@ -90,8 +90,8 @@ def run_standings(runs: Sequence[ModelRun]) -> dict[str, Standing]:
     rows = [
         {
             "run": run.key,
-            "data_revision": revision_id(run.dataset_revision),
-            "data_tasks": revision_task_count(run.dataset_revision),
+            "data_hash": data_hash_of(run.provenance),
+            "data_tasks": data_task_count(run.provenance),
             "task": result.task.name,
             "vote": result.task.parent or result.task.name,
             "mean": result.scores[result.main_score].mean if result.skipped is None else float("nan"),
@@ -100,7 +100,7 @@ def run_standings(runs: Sequence[ModelRun]) -> dict[str, Standing]:
         for run in runs
         for result in run.results
     ]
-    frame = pd.DataFrame(rows, columns=["run", "data_revision", "data_tasks", "task", "vote", "mean", "coverage"])
+    frame = pd.DataFrame(rows, columns=["run", "data_hash", "data_tasks", "task", "vote", "mean", "coverage"])
     frame = frame.astype({"data_tasks": "float64", "mean": "float64", "coverage": "float64"})
     return {standing.run: standing for standing in standings(frame)}
 
@@ -312,7 +312,7 @@ def _model_entry(run: ModelRun, family: ModelRun | None, standing: Standing) -> 
         "n_parameters": n_parameters,
         "size": size,
         "size_label": size_label,
-        "data_revision": standing.data_revision,
+        "data_hash": standing.data_hash,
         "n_tasks": standing.n_tasks,
         "n_expected": standing.n_expected,
         "coverage": standing.coverage,
@@ -380,7 +380,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
             for key, label in [*((k, lbl) for k, lbl, _ in SIZE_BUCKETS), ("unknown", "unknown")]
             if any(model["size"] == key for model in models)
         ],
-        "data_revisions": sorted({model["data_revision"] for model in models}),
+        "data_hashes": sorted({model["data_hash"] for model in models}),
         "shortcut_auc": SHORTCUT_AUC,
         "tasks": ordered,
         "models": models,
@@ -398,7 +398,7 @@ def _published_field(tasks: dict[str, str], listed: Sequence[ModelRun]) -> dict[
     from genebench.published.leaderboard import published_entries
 
     first = next((run for run in listed if run.folds == "paper"), None)
-    return published_entries(tasks, first.dataset_revision.get("sources", {}) if first else None,
+    return published_entries(tasks, first.provenance.get("sources", {}) if first else None,
                              first.results[0].probe if first else None)
 
 

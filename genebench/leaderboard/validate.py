@@ -59,7 +59,7 @@ class ModelRun:
         dir_name: The `<org__model>` folder name.
         model: The model record shared by all its results.
         meta: The parsed `model_meta.json`.
-        dataset_revision: The data revision shared by all its results.
+        provenance: Where its data came from (`TaskResult.provenance`), shared by all its results.
         results: One validated result per task, sorted by task name.
         files: Paths of the files read, relative to the results root, in POSIX form.
         root: The results root they were read from.
@@ -68,7 +68,7 @@ class ModelRun:
     dir_name: str
     model: ModelInfo
     meta: dict[str, Any]
-    dataset_revision: dict[str, Any]
+    provenance: dict[str, Any]
     results: tuple[TaskResult, ...]
     files: tuple[str, ...]
     root: Path = field(compare=False)
@@ -212,7 +212,7 @@ def check_runs(
     """
     expected = None if expected_tasks is None else set(expected_tasks)
     for run in runs:
-        found_hash = run.dataset_revision.get("data_hash")
+        found_hash = run.provenance.get("data_hash")
         if expected_data_hash is not None and found_hash != expected_data_hash:
             raise SubmissionError(
                 f"results {run.key}: expected dataset revision data_hash {expected_data_hash!r}, found "
@@ -352,7 +352,7 @@ def _load_run(root: Path, run_dir: Path) -> ModelRun:
             )
         for name, value, reference in (
             ("model", result.model, first.model),
-            ("dataset_revision", result.dataset_revision, first.dataset_revision),
+            ("provenance", result.provenance, first.provenance),
         ):
             if value != reference:
                 raise SubmissionError(
@@ -370,7 +370,7 @@ def _load_run(root: Path, run_dir: Path) -> ModelRun:
         dir_name=dir_name,
         model=first.model,
         meta=meta,
-        dataset_revision=first.dataset_revision,
+        provenance=first.provenance,
         results=tuple(results[name][0] for name in sorted(results)),
         files=tuple(p.relative_to(root).as_posix() for p in [*paths, run_dir / META_FILE]),
         root=root,

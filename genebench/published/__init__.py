@@ -50,8 +50,8 @@ CITATION = """\
   author={Kan-Tor, Yoav and others},
   journal={arXiv preprint arXiv:2412.04075}, year={2024}
 }"""
-REVISION = f"arXiv-{ARXIV}"
-"""The data revision id of every published result: its own, so no summary or ranking mixes it with genebench's."""
+DATA_HASH = f"arXiv-{ARXIV}"
+"""The data hash of every published result: its own, so no summary or ranking mixes it with genebench's."""
 GROUP = f"as published (arXiv {ARXIV}): their data releases and protocol"
 """The label under which published models are shown."""
 PROTOCOL = {
@@ -119,7 +119,7 @@ def models() -> pd.DataFrame:
 
 def model_id(slug: str) -> str:
     """The id a published model's results are filed under, e.g. 'arXiv-2412.04075/MPNet'."""
-    return f"{REVISION}/{slug}"
+    return f"{DATA_HASH}/{slug}"
 
 
 def select_models(names: Sequence[str] | None = None) -> list[str]:
@@ -157,7 +157,7 @@ def published_results(names: Sequence[str] | None = None) -> list:
     """The published scores of `names` (default: all 9 models) as genebench `TaskResult`s: one per model and paper
     task, filed under the genebench task it maps to (the paper's name kept as the task's alias; an unmapped task
     keeps its paper name), with ROC AUC (main) and accuracy per fold, and the paper's data releases and protocol as
-    its `dataset_revision` and `probe`.
+    its `provenance` and `probe`.
 
     Coverage is recorded as 0 of 0 rows: the reference gave random vectors to the genes a model lacks, and did not
     publish how many there were.
@@ -169,7 +169,7 @@ def published_results(names: Sequence[str] | None = None) -> list:
     info = models().set_index("model")
     per_metric = {ours: fold_scores(theirs).set_index(["model", "paper_task"]) for theirs, ours in METRICS.items()}
     main = per_metric["roc_auc"]
-    revision = {"data_hash": REVISION, "n_tasks": int(main.index.get_level_values("paper_task").nunique()),
+    provenance = {"data_hash": DATA_HASH, "n_tasks": int(main.index.get_level_values("paper_task").nunique()),
                 "sources": {"paper": {"repository": REPOSITORY, "commit": COMMIT, "releases":
                                       PROTOCOL["data_releases"]}}}
     results = []
@@ -186,7 +186,7 @@ def published_results(names: Sequence[str] | None = None) -> list:
             folds = [float(v) for v in table.at[(model, paper_task), "folds"]]
             scores[metric] = MetricScores(folds=folds, mean=float(np.mean(folds)), std=float(np.std(folds)))
         results.append(TaskResult(
-            genebench_version="published", task=task, dataset_revision=revision,
+            genebench_version="published", task=task, provenance=provenance,
             model=_model_info(model, info.loc[model]), probe=dict(PROTOCOL),
             coverage=Coverage(n_covered=0, n_task=0, fraction=0.0), scores=scores, date="2024-12",
             config={"paper": PAPER_URL, "repository": REPOSITORY, "commit": COMMIT, "paper_task": paper_task,

@@ -45,7 +45,7 @@ def run_context(results: pd.DataFrame, folders: Sequence[str | Path], label: str
             path = Path(folder) / relative
             if path.is_file():
                 result = read_result(path)
-                return dict(result.dataset_revision.get("sources", {})), dict(result.probe)
+                return dict(result.provenance.get("sources", {})), dict(result.probe)
     raise ResultsError(f"model '{label}': none of its result files was found under {list(map(str, folders))}.")
 
 

@@ -44,7 +44,7 @@ def published_entries(tasks: Mapping[str, str], sources: Mapping[str, Any] | Non
             "key": key, "id": f"{model} (as published)", "revision": published.COMMIT, "folds": "paper",
             "section": "published", "input": row["input"], "modality": row["input"], "license": published.LICENSE,
             "reference": published.PAPER_URL, "n_parameters": None, "size": "unknown", "size_label": "unknown",
-            "data_revision": published.REVISION, "n_tasks": int(len(rows)), "n_expected": int(len(rows)),
+            "data_hash": published.DATA_HASH, "n_tasks": int(len(rows)), "n_expected": int(len(rows)),
             "coverage": None, "coverage_text": "not published", "ranked": False, "note": NOTE,
             "meta_href": f"{published.REPOSITORY}/tree/{published.COMMIT}", "results_href": published.PAPER_URL,
             "description": row["modality"]})

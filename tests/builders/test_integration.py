@@ -51,7 +51,7 @@ def test_pathways_has_29_top_level_labels_each_with_a_derived_task(data):
     assert len(derived) == 29
     immune = load_task("Pathways;Immune System", data=data)
     assert immune.labels.sum() == task.labels[:, task.metadata.label_names.index("Immune System")].sum() > 1500
-    assert "ReactomePathwaysRelation_2024-11.txt" in data.revision["sources"]["reactome"]["relation"]
+    assert "ReactomePathwaysRelation_2024-11.txt" in data.provenance["sources"]["reactome"]["relation"]
 
 
 def test_gene2gene_pairs(data):

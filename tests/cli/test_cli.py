@@ -34,6 +34,23 @@ def test_help_teaches_with_examples(capsys):
         assert "examples:" in capsys.readouterr().out, command
 
 
+def test_renamed_flags_show_their_new_names_and_still_take_the_old(capsys):
+    from genebench.cli import build_parser
+    from genebench.cli.run import config_from_args
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = capsys.readouterr().out
+    assert "--model-revision" in shown and "--hub-revision" in shown
+    assert "--revision" not in shown.replace("--model-revision", "").replace("--hub-revision", "")
+    assert "--data-revision" not in shown
+    parser = build_parser()
+    new = parser.parse_args(["run", "--input", "random", "--model-revision", "abc", "--hub-revision", "v1"])
+    old = parser.parse_args(["run", "--input", "random", "--revision", "abc", "--data-revision", "v1"])
+    assert (old.model_revision, old.hub_revision) == (new.model_revision, new.hub_revision) == ("abc", "v1")
+    assert config_from_args(old) == config_from_args(new) and config_from_args(old).revision == "abc"
+
+
 def test_tasks_lists_filters_and_shows(capsys, data):
     code, out, _ = run(capsys, "tasks", "--data", data, "--family", "reactome", "--no-derived")
     assert code == 0 and "| Pathways" in out and out.strip().endswith("\n1 task")

@@ -53,6 +53,6 @@ def test_readme_main_command_on_a_few_tasks(capfd, tmp_path):
     assert len(hla["scores"]["roc_auc"]["folds"]) == 5
     assert hla["model"]["source_version"]
     assert hla["model"]["n_parameters"] == 22_713_216  # all-MiniLM-L6-v2, for the leaderboard's filter
-    assert hla["dataset_revision"]["data_hash"] == BenchmarkData(SNAPSHOT_DIR).revision["data_hash"]
+    assert hla["provenance"]["data_hash"] == BenchmarkData(SNAPSHOT_DIR).data_hash
     assert 0.5 < results["N1 network"]["scores"]["roc_auc"]["mean"] < 1.0
     assert (out / "figures" / "categories.svg").exists()

@@ -37,7 +37,7 @@ def test_the_readme_is_short():
 
 def test_hash_and_counts_are_the_datas(data):
     n_tasks = len(data.tasks("paper"))
-    assert set(re.findall(r"data revision ([0-9a-f]{16})", README)) == {data.revision["data_hash"]}
+    assert set(re.findall(r"data revision ([0-9a-f]{16})", README)) == {data.data_hash}
     assert re.findall(r"on (\d+) curated gene properties", README) == [str(n_tasks)]
     assert re.findall(r"holds (\d+) tasks", README) == [str(n_tasks)]
     example = worked_example()

@@ -11,7 +11,7 @@ import numpy as np
 
 from genebench.results import TaskResult
 
-DATA_REVISION = {
+PROVENANCE = {
     "data_hash": "3f1c9a0d2b7e",
     "hub_id": None,
     "hub_revision": None,
@@ -51,7 +51,7 @@ def result_document(
     adapter: str,
     n_parameters: int | None,
     seed: int,
-    dataset_revision: dict[str, Any] = DATA_REVISION,
+    provenance: dict[str, Any] = PROVENANCE,
     scheme: str = "paper",
 ) -> dict[str, Any]:
     """One result as JSON-ready dict, validated through TaskResult, with folds drawn around `level`; under family
@@ -73,7 +73,7 @@ def result_document(
             "citation": "Kan-Tor et al. 2024, arXiv:2412.04075",
             "parent": "UniProt keywords" if task_type == "derived binary" else None,
         },
-        "dataset_revision": dataset_revision,
+        "provenance": provenance,
         "model": {"id": model_id, "revision": "main", "input": adapter, "pooling": "mean",
                   "n_parameters": n_parameters},
         "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500, **({"folds": scheme} if scheme != "paper" else {})},
@@ -103,7 +103,7 @@ def write_model(
     level: float = 0.8,
     tasks: tuple = TASKS,
     meta: dict[str, Any] | None = None,
-    dataset_revision: dict[str, Any] = DATA_REVISION,
+    provenance: dict[str, Any] = PROVENANCE,
     scheme: str = "paper",
 ) -> Path:
     """Write a complete `<org__model>/main/` results folder under `root` (family folds: under `root/folds-family/`,
@@ -118,7 +118,7 @@ def write_model(
             adapter=adapter,
             n_parameters=n_parameters,
             seed=zlib.crc32(f"{model_id}|{i}".encode()),
-            dataset_revision=dataset_revision,
+            provenance=provenance,
             scheme=scheme,
         )
         (folder / task_file_name(task[0])).write_text(json.dumps(document, indent=1))

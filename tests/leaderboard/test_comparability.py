@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard_helpers import DATA_REVISION, MODELS, TASKS, write_model
+from leaderboard_helpers import MODELS, PROVENANCE, TASKS, write_model
 
 from genebench.cli import main
-from genebench.comparability import revision_id
+from genebench.comparability import data_hash_of
 from genebench.leaderboard import leaderboard_data, validate_results
 from genebench.report import category_table, compare
 from genebench.results import load_results
 
-REVISION = {**DATA_REVISION, "n_tasks": len(TASKS)}
+FULL_PROVENANCE = {**PROVENANCE, "n_tasks": len(TASKS)}
 PARTIAL = "tiny-org/two-task-model"
 
 
-def write_results(root: Path, *, revision: dict = REVISION) -> Path:
+def write_results(root: Path, *, provenance: dict = FULL_PROVENANCE) -> Path:
     """Three complete runs (AUC ~0.70-0.80) and a partial 2-task run that scores far higher (~0.95)."""
     for model_id, (adapter, n_parameters, level) in MODELS.items():
-        write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level, dataset_revision=revision)
-    write_model(root, PARTIAL, level=0.95, tasks=TASKS[:2], dataset_revision=revision)
+        write_model(root, model_id, adapter=adapter, n_parameters=n_parameters, level=level, provenance=provenance)
+    write_model(root, PARTIAL, level=0.95, tasks=TASKS[:2], provenance=provenance)
     return root
 
 
@@ -41,22 +41,22 @@ def test_a_partial_run_is_unranked_on_the_leaderboard(tmp_path) -> None:
     assert [m["ranked"] for m in models.values()] == [m != PARTIAL for m in models]
     assert models[PARTIAL]["n_tasks"] == 2 and models[PARTIAL]["n_expected"] == len(TASKS)
     assert models[PARTIAL]["note"].startswith("partial: 2 of 9 tasks")
-    assert data["data_revisions"] == [DATA_REVISION["data_hash"]] == [revision_id(REVISION)]
+    assert data["data_hashes"] == [PROVENANCE["data_hash"]] == [data_hash_of(FULL_PROVENANCE)]
 
 
 def test_without_a_recorded_task_count_the_runs_together_define_the_task_set(tmp_path) -> None:
-    table = category_table(load_results(write_results(tmp_path / "results", revision=DATA_REVISION)))
+    table = category_table(load_results(write_results(tmp_path / "results", provenance=PROVENANCE)))
     assert table["rank (paper folds)"].tolist() == [1, 2, 3, "–"]
 
 
 def test_complete_runs_of_another_data_revision_are_shown_apart(tmp_path) -> None:
     root = write_results(tmp_path / "results")
-    other = {**REVISION, "data_hash": "0000other0000"}
-    write_model(tmp_path / "other", "other-org/model", level=0.99, dataset_revision=other)
+    other = {**FULL_PROVENANCE, "data_hash": "0000other0000"}
+    write_model(tmp_path / "other", "other-org/model", level=0.99, provenance=other)
     table = category_table(load_results([root, tmp_path / "other"])).set_index("model")
     assert table.loc["other-org/model", "rank (paper folds)"] == "–"
     note = table.loc["other-org/model", "note"]
-    assert note == f"data revision 0000other0000, not ranked against {DATA_REVISION['data_hash']}"
+    assert note == f"data revision 0000other0000, not ranked against {PROVENANCE['data_hash']}"
 
 
 def test_a_model_given_twice_is_counted_once_with_a_note(tmp_path, capsys, caplog) -> None:

@@ -44,7 +44,7 @@ def data_results(data_dir: Path, tmp_path: Path) -> Path:
 
     data = BenchmarkData(data_dir)
     tasks = tuple((t.name, t.category, t.type, t.family, t.n_entities) for t in data.tasks())
-    folder = write_model(tmp_path / "results", MINILM, tasks=tasks, dataset_revision=data.revision)
+    folder = write_model(tmp_path / "results", MINILM, tasks=tasks, provenance=data.provenance)
     for path in folder.glob("*.json"):  # each result records the data's controls and its lift over them, as a run does
         document = json.loads(path.read_text())
         if "scores" in document:

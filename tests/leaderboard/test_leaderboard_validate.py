@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from leaderboard_helpers import DATA_REVISION, TASKS, task_file_name, write_model
+from leaderboard_helpers import PROVENANCE, TASKS, task_file_name, write_model
 
 from genebench.errors import SubmissionError
 from genebench.leaderboard import check_runs, merge_runs, validate_results
@@ -35,7 +35,7 @@ def first_result(run_dir: Path) -> Path:
 
 def test_valid_results_load_as_runs(make_results) -> None:
     root = make_results()
-    runs = validate_results(root, expected_tasks=TASK_NAMES, expected_data_hash=DATA_REVISION["data_hash"])
+    runs = validate_results(root, expected_tasks=TASK_NAMES, expected_data_hash=PROVENANCE["data_hash"])
     assert [run.key for run in runs] == [
         "ctheodoris__Geneformer/main",
         "facebook__esm2_t33_650M_UR50D/main",
@@ -98,8 +98,8 @@ def test_unknown_and_missing_tasks_and_wrong_revision(run_dir: Path) -> None:
 
 
 def test_mixed_data_revisions_within_a_run_are_rejected(run_dir: Path) -> None:
-    edit(first_result(run_dir), lambda d: d["dataset_revision"].__setitem__("data_hash", "0000"))
-    with pytest.raises(SubmissionError, match="expected the same dataset_revision"):
+    edit(first_result(run_dir), lambda d: d["provenance"].__setitem__("data_hash", "0000"))
+    with pytest.raises(SubmissionError, match="expected the same provenance"):
         validate_results(run_dir.parents[1])
 
 

@@ -73,7 +73,7 @@ def test_published_results_are_task_results_with_the_papers_numbers():
     assert len(results) == 2 * 62
     frame = results_frame(results)
     assert set(frame["model"]) == {"arXiv-2412.04075/Bag-of-Words", "arXiv-2412.04075/MPNet"}
-    assert set(frame["data_revision"]) == {published.REVISION}
+    assert set(frame["data_hash"]) == {published.DATA_HASH}
     long = published.long_table()
     hla = long[(long["Model"] == "Bag of Words") & (long["task_name"] == "HLA class I vs class II")
                & (long["metric"] == "roc_auc")].sort_values("fold")["score"].to_numpy()

@@ -113,4 +113,4 @@ def test_the_bundled_families_and_marks_pass(data_copy):
     data = BenchmarkData(data_copy)
     marked = {meta.name for meta in data.tasks("family") if meta.family_unscorable}
     assert HLA in marked and TASK not in marked
-    assert json.loads((data_copy / "genebench.json").read_text())["data_hash"] == data.revision["data_hash"]
+    assert json.loads((data_copy / "genebench.json").read_text())["data_hash"] == data.data_hash

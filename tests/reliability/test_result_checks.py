@@ -215,7 +215,7 @@ def test_one_model_run_on_two_data_revisions_given_as_two_folders_is_refused(rea
     other = tmp_path / "other"
     shutil.copytree(results_copy, other)
     for path in paper_result_files(other):
-        _edit(path, lambda d: d["dataset_revision"].update(data_hash="0" * 16))
+        _edit(path, lambda d: d["provenance"].update(data_hash="0" * 16))
     before = snapshot(results_copy), snapshot(other)
     args = ("--out", tmp_path / "report") if reader == "report" else ("--a", "genebench/random-256", "--b", "x/y")
     fails(cli(reader, results_copy, other, *args), reader, "has paper-fold results of two runs (data revision",

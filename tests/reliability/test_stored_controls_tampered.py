@@ -40,9 +40,9 @@ def _edit_score(data: Path) -> None:
     ("paper", _edit_score),
 ])
 def test_tampered_stored_controls_are_refused_by_run(cli, data_copy, tmp_path, folds, tamper):
-    revision = BenchmarkData(data_copy).revision["data_hash"]
+    revision = BenchmarkData(data_copy).data_hash
     tamper(data_copy)
-    assert BenchmarkData(data_copy).revision["data_hash"] != revision  # the data hash covers the controls
+    assert BenchmarkData(data_copy).data_hash != revision  # the data hash covers the controls
     out = tmp_path / "results"
     outcome = cli("run", "--input", "random", "--dim", "16", "--data", data_copy, "--tasks", TASK, "--folds", folds,
                   "--out", out)

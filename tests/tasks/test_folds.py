@@ -88,7 +88,7 @@ def test_each_result_sets_the_pooled_auc_beside_the_fold_mean():
     pooled = scores.diagnostics[POOLED_AUC]
     assert pooled == round(roc_auc_score(task.labels[scores.rows], held_out), 6)
     assert abs(pooled - scores.scores["roc_auc"].mean) > 0.01  # the uneven folds part the two
-    result = to_result(scores, model=ModelInfo(id="org/model", input="random"), probe={}, dataset_revision={},
+    result = to_result(scores, model=ModelInfo(id="org/model", input="random"), probe={}, provenance={},
                        config={})
     row = results_frame([result]).set_index("metric").loc["roc_auc"]
     assert row["pooled"] == pooled and row["mean"] == scores.scores["roc_auc"].mean

@@ -294,7 +294,7 @@
 
   document.getElementById("provenance").textContent =
     "Generated " + data.generated + " from " + data.models.length + " model runs; data revision " +
-    data.data_revisions.join(", ") + ". Ranked: runs holding every task of the data revision, within their fold scheme.";
+    data.data_hashes.join(", ") + ". Ranked: runs holding every task of the data revision, within their fold scheme.";
   document.getElementById("published-label").textContent = PUBLISHED.label;
   setupFilters();
   renderFigures();
