@@ -39,7 +39,6 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from genebench.comparability import revision_id  # noqa: E402
 from genebench.constants import SNAPSHOT_DIR  # noqa: E402
 from genebench.controls.added import AddedOverNames, added_over_names, mean_with_ci  # noqa: E402
 from genebench.controls.reference import NamesOnlyReader, store_reference  # noqa: E402
@@ -123,20 +122,22 @@ def names_only_reader(label: str, model_args: list[str], data_dir: Path, out: Pa
     return reader
 
 
-def store_names_only(data_dir: Path) -> None:
-    """Measure the names-only readers on `data_dir` and store them as its names-only reference."""
+def store_names_only(data_dir: Path, out: Path | None) -> None:
+    """Measure the names-only readers on `data_dir` (their runs kept under `out`, else in a temporary folder) and
+    store them as its names-only reference."""
     data = BenchmarkData(data_dir)
     with tempfile.TemporaryDirectory() as tmp:
+        runs = out or Path(tmp)
         table = symbol_character_table(data, Path(tmp) / "symbol_chars.parquet")
         readers = [
             names_only_reader("MiniLM over HGNC names", ["--input", "description", "--description-source", "hgnc",
                                                         "--runtime", "numpy", "--name", "reference/minilm-hgnc-names"],
-                              data_dir, Path(tmp) / "minilm"),
+                              data_dir, runs / "minilm-hgnc-names"),
             names_only_reader("symbol character 1-3-grams", ["--input", "precomputed", "--model", str(table),
                                                              "--name", "reference/symbol-chars"],
-                              data_dir, Path(tmp) / "chars"),
+                              data_dir, runs / "symbol-chars"),
         ]
-    reference = store_reference(revision_id(data.revision), METHOD, readers)
+    reference = store_reference(data.data_hash, METHOD, readers)
     print("\n".join(reference.lines()))
 
 
@@ -151,9 +152,10 @@ def main() -> None:
     parser.add_argument("--model", help="the adapter's model (with --input)")
     parser.add_argument("--store-reference", action="store_true",
                         help="measure the names-only readers and store them as the data's names-only reference")
+    parser.add_argument("--out", type=Path, help="with --store-reference: keep the readers' runs in this folder")
     args = parser.parse_args()
     if args.store_reference:
-        store_names_only(args.data)
+        store_names_only(args.data, args.out)
         return
     logging.disable(logging.WARNING)
     data = BenchmarkData(args.data)

@@ -339,7 +339,7 @@ def names_only_note(family: pd.DataFrame) -> list[str]:
     """The names-only reference measured on the data of the family-fold `family` rows (`names_only_reference`), as
     screen lines; [] when none was measured on that data. Understanding means something where it clears it."""
     lines = []
-    for data_hash in sorted(set(family["data_revision"].dropna())):
+    for data_hash in sorted(set(family["data_hash"].dropna())):
         if (reference := names_only_reference(data_hash)) is not None:
             lines += [fit_line(part) for part in reference.lines()]
     return lines

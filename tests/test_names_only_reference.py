@@ -9,7 +9,6 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 import pytest  # noqa: E402
 
 from genebench.cli import main  # noqa: E402
-from genebench.comparability import revision_id  # noqa: E402
 from genebench.controls.reference import NamesOnlyReader, names_only_reference, store_reference  # noqa: E402
 from genebench.data import open_data  # noqa: E402
 from genebench.errors import SourceFormatError  # noqa: E402
@@ -56,7 +55,7 @@ def test_a_damaged_reference_is_refused_in_one_line(tmp_path, edit, message):
 
 def test_the_bundled_reference_was_measured_on_the_bundled_data():
     """Rebuilding the snapshot without re-measuring (`bench_understanding.py --store-reference`) fails here."""
-    data_hash = revision_id(open_data().revision)
+    data_hash = open_data().data_hash
     reference = names_only_reference(data_hash)
     assert reference is not None, f"no names-only reference for the bundled data {data_hash}"
     assert {r.model for r in reference.readers} == {"MiniLM over HGNC names", "symbol character 1-3-grams"}
@@ -66,7 +65,7 @@ def test_the_bundled_reference_was_measured_on_the_bundled_data():
 def test_report_and_leaderboard_show_the_reference_beside_understanding(tmp_path, capsys):
     """A real family-fold run on the bundled data: `run`, `report` and the page each show the reference; results of
     other data show none."""
-    reference = names_only_reference(revision_id(open_data().revision))
+    reference = names_only_reference(open_data().data_hash)
     out = tmp_path / "run"
     assert main(["run", "--input", "random", "--name", "test/random", "--folds", "family", "--tasks",
                  "long vs short range TF", "--out", str(out)]) == 0
