@@ -31,11 +31,10 @@ from genebench.constants import DEFAULT_SEED, HGNC_URL, N_FOLDS
 from genebench.errors import MissingSourceError, SourceFormatError
 from genebench.hashing import file_sha256
 from genebench.partners import PartnerRecipe
-from genebench.probe.validation import check_labels
 from genebench.symbols import SymbolMapper
 from genebench.tasks.audit import merge_near_duplicates
 from genebench.tasks.families import families_of, gene_families
-from genebench.tasks.folds import assign_folds, cold_gene_folds, family_folds, fold_imbalance
+from genebench.tasks.folds import assign_folds, cold_gene_folds, family_folds, family_unscorable, fold_imbalance
 from genebench.tasks.metadata import TaskMetadata, TaskSpec
 from genebench.tasks.task import TRAIN_ONLY
 from genebench.tasks.types import task_type
@@ -345,8 +344,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         n_raw = len(rows)
         rows, symbol_report = _normalise(rows, spec, raw.entity_id, mapper, keep_unresolved=raw.keep_rows)
         kind = task_type(spec.type)
-        target = kind.target
-        multilabel = target == "multilabel"
+        multilabel = kind.is_multilabel
         if "entity_2" not in rows:
             rows["entity_2"] = None
         if raw.keep_rows:
@@ -359,7 +357,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
                 low = np.minimum(rows["entity"], rows["entity_2"].fillna(""))
                 key = low + "\t" + np.maximum(rows["entity"], rows["entity_2"].fillna(""))
             rows = rows.assign(_key=key)
-            rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=target == "continuous")
+            rows, n_conflicts = _deduplicate(rows, multilabel=multilabel, regression=not kind.is_classification)
             rows, label_names, dropped = _apply_min_class_size(rows, spec, raw.label_names)
             rows, label_names, identical = self._checked_labels(rows, spec, label_names)
         if multilabel and not label_names:
@@ -425,7 +423,7 @@ class FamilyBuilder(datasets.GeneratorBasedBuilder):
         """The rules of every family on a task's built labels: none below the minimum class size (an error), and
         of labels with one gene set only the first (the others dropped: rows, names, and the dropped -> why)."""
         check_min_class_size(self.FAMILY, spec, _class_matrix(rows, spec, names), names)
-        if task_type(spec.type).target != "multilabel":
+        if not task_type(spec.type).is_multilabel:
             return rows, names, {}
         identical = drop_identical_labels(rows, names)
         if not identical:
@@ -571,10 +569,10 @@ def _deduplicate(rows: pd.DataFrame, *, multilabel: bool, regression: bool) -> t
 
 def _apply_min_class_size(rows: pd.DataFrame, spec: TaskSpec, declared: tuple[str, ...]
                           ) -> tuple[pd.DataFrame, tuple[str, ...], int]:
-    target = task_type(spec.type).target
-    if target == "continuous":
+    kind = task_type(spec.type)
+    if not kind.is_classification:
         return rows, (), 0
-    if target == "multilabel":
+    if kind.is_multilabel:
         n_before = len(rows)
         while True:  # each label needs enough genes with it and without it; dropping one can empty rows
             counts = pd.Series([x for labels in rows["label"] for x in labels], dtype=object).value_counts()
@@ -638,28 +636,22 @@ def _check_declared(rows: pd.DataFrame, spec: TaskSpec, names: tuple[str, ...]) 
 
 def _strata(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray:
     """What folds are balanced on: classes, multi-hot labels, or quintiles of a regression target."""
-    target = task_type(spec.type).target
-    if target == "multilabel":
-        return _multi_hot(rows["label"], label_names)
-    if target == "continuous":
+    kind = task_type(spec.type)
+    if not kind.is_classification:
         return pd.qcut(rows["value"].astype(float), 5, labels=False, duplicates="drop").to_numpy()
-    return rows["label"].to_numpy()
+    return _multi_hot(rows["label"], label_names) if kind.is_multilabel else rows["label"].to_numpy()
 
 
 def _class_matrix(rows: pd.DataFrame, spec: TaskSpec, label_names: tuple[str, ...]) -> np.ndarray | None:
     """Rows x classes (or labels) indicators, shape (n_rows, n_labels); None for regression."""
-    target = task_type(spec.type).target
-    if target == "continuous":
-        return None
-    if target == "multilabel":
-        return _multi_hot(rows["label"], label_names)
-    return _multi_hot(rows["label"].map(lambda label: [label]), label_names)
+    kind = task_type(spec.type)
+    return _multi_hot(kind.label_lists(rows["label"]), label_names) if kind.is_classification else None
 
 
 def _with_family_report(meta: TaskMetadata, families: np.ndarray, classes: np.ndarray | None,
                         folds: np.ndarray) -> TaskMetadata:
     """`meta` with its family-fold figures (`TaskMetadata.family_report`) and, when its labels cannot be split by
-    family, the reason (`family_unscorable`, the probe's own `check_labels` test on the family folds)."""
+    family, the reason (`family_unscorable`, the rule `genebench.tasks.folds.family_fold_problem` checks at open)."""
     names, sizes = np.unique(families.astype(str), return_counts=True)
     largest = int(np.argmax(sizes))
     report: dict[str, Any] = {"n_families": len(names), "largest_family": str(names[largest]),
@@ -667,14 +659,11 @@ def _with_family_report(meta: TaskMetadata, families: np.ndarray, classes: np.nd
                               "fold_imbalance": round(fold_imbalance(folds, meta.n_folds), 4)}
     reason = None
     if classes is not None:
-        target = task_type(meta.type).target
+        kind = task_type(meta.type)
         counts = np.stack([classes[folds == k].sum(axis=0) for k in range(meta.n_folds)]).astype(int)
-        positives = counts[:, 1] if target == "binary" else counts.min(axis=1)
         missing = [str(meta.label_names[j]) for j in np.flatnonzero((counts == 0).any(axis=0))]
-        report |= {"positives_per_fold": positives.tolist(), "labels_missing_a_fold": missing}
-        labels = classes if target == "multilabel" else np.argmax(classes, axis=1)
-        empty = [k for k in range(meta.n_folds) if not (folds == k).any()]
-        reason = f"fold {empty[0]} is empty" if empty else check_labels(meta.type, labels, folds, min_covered=1)
+        report |= {"positives_per_fold": kind.positives(counts).tolist(), "labels_missing_a_fold": missing}
+        reason = family_unscorable(meta.type, kind.labels_of(classes), folds, meta.n_folds)
         if reason is not None:
             biggest = ", ".join(f"{n} ({c} genes)" for n, c in sorted(zip(names, sizes), key=lambda x: -x[1])[:2])
             reason = (f"labels cannot be split by gene family: {len(families)} genes in {len(names)} families "
@@ -691,9 +680,5 @@ def _multi_hot(labels: pd.Series, names: tuple[str, ...]) -> np.ndarray:
 
 
 def _labels_column(rows: pd.DataFrame, spec: TaskSpec) -> list[list[str]]:
-    target = task_type(spec.type).target
-    if target == "continuous":
-        return [[] for _ in range(len(rows))]
-    if target == "multilabel":
-        return [list(labels) for labels in rows["label"]]
-    return [[label] for label in rows["label"]]
+    kind = task_type(spec.type)
+    return kind.label_lists(rows["label"]) if kind.is_classification else [[] for _ in range(len(rows))]

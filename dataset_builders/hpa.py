@@ -206,14 +206,14 @@ def column_task(spec: TaskSpec, entities: pd.Series, values: pd.Series) -> RawTa
     keep = ~values.isin(MISSING_VALUES)
     entities, values = entities[keep], values[keep]
     label_names: tuple[str, ...] = ()
-    if task_type(spec.type).target == "multilabel":
+    if task_type(spec.type).is_multilabel:
         labels = [sorted({x for x in _SEPARATORS.split(v) if x}) for v in values]
         counts = pd.Series([x for row in labels for x in row]).value_counts()
         enough = int((counts >= spec.min_class_size).sum()) >= 1
     else:
         labels = values.tolist()
         enough = int((values.value_counts() >= spec.min_class_size).sum()) >= 2
-        if task_type(spec.type).target == "binary":
+        if spec.name in _BINARY:  # cell-cycle dependence: Yes or No
             unexpected = sorted(set(labels) - set(CCD_LABELS))
             if unexpected:
                 raise SourceFormatError(

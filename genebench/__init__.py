@@ -17,8 +17,8 @@ __version__ = "0.1.0"
 import importlib  # noqa: E402
 
 _EXPORTS = {"open_data": "genebench.data", "load_results": "genebench.results", "summary_table": "genebench.results",
-            "get_task_metadata": "genebench.tasks.registry", "list_tasks": "genebench.tasks.registry",
-            "load_task": "genebench.tasks.registry"}
+            "get_task_metadata": "genebench.catalogue", "list_tasks": "genebench.catalogue",
+            "load_task": "genebench.catalogue"}
 """Name -> the module it is imported from on first use, so `import genebench` loads no pandas (PEP 562)."""
 
 

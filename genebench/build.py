@@ -142,7 +142,7 @@ def _apply_audit(out: Path, manifest: dict[str, Any]) -> None:
     for family in sorted({data.metadata(audit.task).family for audit in KEYWORD_AUDITS if audit.task in names}):
         metas = [meta for meta in data.tasks() if meta.family == family]
         positives = {meta.name: dict(zip(meta.label_names, data.load_task(meta.name).labels.sum(axis=0).tolist()))
-                     for meta in metas if task_type(meta.type).target == "multilabel"}
+                     for meta in metas if task_type(meta.type).is_multilabel}
         write_parquet(metadata_table(apply_audit(metas, incomplete, positives)), out / family / "tasks.parquet")
         logger.info("%s: incomplete keyword labels %s", family,
                     {task: sorted(labels) for task, labels in incomplete.items()} or "none")

@@ -178,7 +178,7 @@ def _task_table(out: Path, families: dict[str, Any]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame()
     frame = pd.concat(frames, ignore_index=True)
-    frame = frame[frame["type"] != "derived binary"]
+    frame = frame[frame["parent"].isna()]  # derived tasks are counted beside their parent
     derived = pd.concat(frames)["parent"].value_counts()
     return pd.DataFrame({
         "task": frame["name"], "family": frame["family"], "category": frame["category"], "type": frame["type"],

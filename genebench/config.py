@@ -20,9 +20,9 @@ from pydantic import (
     model_validator,
 )
 
+from genebench.catalogue import TaskSelection
 from genebench.errors import ConfigError, GenebenchError
 from genebench.model_info import MODEL_ID, file_record
-from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.probe.settings import ProbeSettings

@@ -399,11 +399,11 @@ class _FamilyRows:
         Raises:
             SourceFormatError: a row holds other than one label where one is expected, or a label the task lacks.
         """
-        target = task_type(meta.type).target
-        if target == "continuous":
+        kind = task_type(meta.type)
+        if not kind.is_classification:
             return self.value[rows]
         counts = self.label_counts[rows]
-        if target != "multilabel" and (counts != 1).any():
+        if not kind.is_multilabel and (counts != 1).any():
             raise SourceFormatError(f"task '{meta.name}': expected one label per row, found rows with "
                                     f"{sorted(set(counts[counts != 1].tolist()))} labels; rebuild the data.")
         firsts = np.cumsum(counts) - counts  # where each row's labels begin among the task's
@@ -414,7 +414,7 @@ class _FamilyRows:
             unknown = sorted({str(value) for value in self.label_values[flat[codes < 0]]})
             raise SourceFormatError(f"task '{meta.name}': labels {unknown[:5]} are not among its label names "
                                     f"{list(meta.label_names)[:5]}; rebuild the data.")
-        if target != "multilabel":
+        if not kind.is_multilabel:
             return codes
         matrix = np.zeros((len(rows), len(meta.label_names)), dtype=np.uint8)
         matrix[np.repeat(np.arange(len(rows)), counts), codes] = 1

@@ -229,7 +229,7 @@ def classification_scores(y_true: np.ndarray, y_score: np.ndarray, *, task_type:
     """
     if multilabel_auc not in MULTILABEL_AUC:
         raise ValueError(f"multilabel_auc: expected one of {list(MULTILABEL_AUC)}, found {multilabel_auc!r}.")
-    hard = multilabel_auc == "predictions" and _classification(task_type).target == "multilabel"
+    hard = multilabel_auc == "predictions" and _classification(task_type).is_multilabel
     auc_input = hard_predictions(y_score, task_type=task_type) if hard else y_score
     scores = {"roc_auc": roc_auc(y_true, auc_input, task_type=task_type)}
     if groups is not None:

@@ -223,8 +223,9 @@ def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> 
     `added_over_names` (over the name control's stored predictions, resampled by gene family)."""
     if scores.skipped is not None or scores.rows is None:
         return {}
-    task, found = scores.task, {"controls": controls_on(data, scores.task, scores.rows, folds)}
-    name = stored_predictions(data, task, folds).get("name") if folds == "family" else None
+    task, predictions = scores.task, stored_predictions(data, scores.task, folds)  # decoded and checked once
+    found = {"controls": controls_on(data, task, scores.rows, folds, predictions=predictions)}
+    name = predictions.get("name") if folds == "family" else None
     if name is not None:
         found["added_over_names"] = added_over_names(task, scores.rows, scores.held_out, name, data.gene_families)
     return found

@@ -15,6 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -111,6 +112,59 @@ def progress(total: int, desc: str, unit: str, *, enabled: bool = True, **tqdm_k
     if enabled and not sys.stderr.isatty():
         return LogProgress(total, desc, unit)
     return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, **tqdm_kwargs)
+
+
+_SHARES: ContextVar[Callable[[float], None] | None] = ContextVar("genebench_progress_shares", default=None)
+"""Where the `work_bar`s opened now send their progress (set by `work_shares`): fractions of the block's work."""
+
+
+@contextmanager
+def work_shares(bar: Any, amount: int) -> Iterator[None]:
+    """Let the `work_bar`s opened in this block move `bar` as their work goes (a cache chunk's batches move the
+    overall bar), each counting its share of `amount`; on leaving the block normally `bar` has moved by `amount`."""
+    done, moved = 0.0, 0
+
+    def advance(share: float) -> None:
+        nonlocal done, moved
+        done += share
+        step = min(amount, round(done * amount)) - moved
+        if step > 0:
+            bar.update(step)
+            moved += step
+
+    token = _SHARES.set(advance)
+    try:
+        yield
+    finally:
+        _SHARES.reset(token)
+    bar.update(amount - moved)
+
+
+class _Share:
+    """A `work_bar` inside `work_shares`: its updates go to the bar outside, as fractions of its total."""
+
+    def __init__(self, total: int, advance: Callable[[float], None]) -> None:
+        self.total, self.advance = max(total, 1), advance
+
+    def update(self, n: int = 1) -> None:
+        self.advance(n / self.total)
+
+    def __enter__(self) -> _Share:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def work_bar(total: int, desc: str, unit: str) -> Any:
+    """A bar for one encoder call's batches: inside `work_shares` it moves the bar outside (one bar on screen,
+    moving batch by batch), else its own transient tqdm bar on a terminal."""
+    advance = _SHARES.get()
+    if advance is not None:
+        return _Share(total, advance)
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, disable=None, leave=False)
 
 
 class Timer:

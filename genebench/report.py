@@ -20,6 +20,7 @@ from genebench.comparability import Standing, standings
 from genebench.controls.added import mean_with_ci
 from genebench.errors import ResultsError
 from genebench.results import (
+    added_draws,
     added_summary,
     drop_flagged,
     format_added,
@@ -211,21 +212,26 @@ def per_task_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.fillna("\u2013").reset_index().rename_axis(columns=None)
 
 
-def category_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The category tables by section, each named by its fold scheme: "paper folds" (runs scored under paper
-    folds, with their family-fold scores beside) and "family folds only" (runs scored under family folds alone,
-    ranked only against each other); see `category_table`."""
+def report_sections(results: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, pd.DataFrame | None]]:
+    """The report's sections, each named by its fold scheme, as (its runs' rows, their family-fold rows beside or
+    None): "paper folds" (runs scored under paper folds) and "family folds only" (runs scored under family folds
+    alone, ranked only against each other). Tables (`category_tables`) and figures (`write_report`) follow them."""
     schemes = by_scheme(results)
     paper, family = schemes.get("paper"), schemes.get("family")
-    sections = {}
+    sections: dict[str, tuple[pd.DataFrame, pd.DataFrame | None]] = {}
     if paper is not None:
         beside = None if family is None else family[family["label"].isin(set(paper["label"]))]
-        sections["paper folds"] = _section(paper, beside if beside is not None and len(beside) else None)
+        sections["paper folds"] = (paper, beside if beside is not None and len(beside) else None)
     if family is not None:
         alone = family if paper is None else family[~family["label"].isin(set(paper["label"]))]
         if len(alone):
-            sections["family folds only"] = _section(alone, None)
+            sections["family folds only"] = (alone, None)
     return sections
+
+
+def category_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The category tables by section (`report_sections`); see `category_table`."""
+    return {name: _section(own, beside) for name, (own, beside) in report_sections(results).items()}
 
 
 def category_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -722,19 +728,25 @@ def write_report(results: pd.DataFrame, out: str | Path, *, exclude_flagged: boo
         markdown = markdown_table(table)
         for suffix, text in ((".md", markdown), (".csv", table.to_csv(index=False))):
             written.append(write_atomic(out / f"{stem}{suffix}", text))
-    written.append(write_atomic(out / "report.html", _html(tables)))
-    written += plot_heatmap(summarised, out / "heatmap")
-    written += plot_categories(summarised, out / "categories")
+    figures = {}  # each section drawn over its own runs: the first as heatmap and categories, the next suffixed
+    for k, (section, (own, beside)) in enumerate(report_sections(summarised).items()):
+        rows, suffix = pd.concat([own, beside]) if beside is not None else own, "_" + section.replace(" ", "_")
+        stems = [f"{kind}{suffix if k else ''}" for kind in ("heatmap", "categories")]
+        written += plot_heatmap(rows, out / stems[0]) + plot_categories(rows, out / stems[1])
+        figures[section] = stems
+    written.append(write_atomic(out / "report.html", _html(tables, figures)))
     return written
 
 
-def _html(tables: dict[str, pd.DataFrame]) -> str:
+def _html(tables: dict[str, pd.DataFrame], figures: dict[str, list[str]]) -> str:
+    images = "".join(f"<img src='{stem}.svg' alt='{kind} by category, {html.escape(section)}'>"
+                     for section, stems in figures.items() for stem, kind in zip(stems, ("heatmap of mean AUC",
+                                                                                        "mean AUC")))
     sections = "".join(f"<h2>{html.escape(name)}</h2>{table.to_html(index=False, escape=True, border=0)}"
                        for name, table in tables.items())
     return ("<!doctype html><meta charset='utf-8'><title>genebench report</title><style>body{font-family:sans-serif;"
             "margin:2em}table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #ddd;"
-            "text-align:left}</style><h1>genebench report</h1><img src='heatmap.svg' alt='heatmap of mean AUC by "
-            f"category'><img src='categories.svg' alt='mean AUC by category'>{sections}")
+            f"text-align:left}}</style><h1>genebench report</h1>{images}{sections}")
 
 
 @dataclass
@@ -858,7 +870,8 @@ def family_lines(rows: pd.DataFrame, a: str, b: str) -> list[str]:
     both = mine[a]["added"].notna() & mine[b]["added"].notna()
     if both.any():
         first, second = mine[a][both], mine[b][both]
-        draws = np.stack(first["added_draws"].to_list()) - np.stack(second["added_draws"].to_list())
+        draws = added_draws(pd.concat([first, second]).reset_index())
+        draws = draws[:len(first)] - draws[len(first):]
         difference = mean_with_ci((first["added"] - second["added"]).to_numpy(float), draws, first["vote"])
         lines.append(f"  added over names, A - B (paired by gene): {format_added(*difference)}")
     return lines

@@ -29,6 +29,7 @@ from genebench.model_info import ModelInfo
 from genebench.run_identity import RunIdentity
 from genebench.tasks.folds import POOLED_AUC
 from genebench.tasks.metadata import TaskMetadata, best_of, format_control
+from genebench.wording import counted
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -399,8 +400,8 @@ def read_result(path: str | Path) -> TaskResult:
 _COLUMNS = ["model", "model_revision", "input", "scheme", "task", "family", "category", "type", "parent", "metric",
             "is_main", "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
             "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
-            "added", "added_low", "added_high", "added_draws", "data_hash", "data_tasks", "genebench_version",
-            "date", "path"]
+            "added", "added_low", "added_high", "added_draws", "added_method", "data_hash", "data_tasks",
+            "genebench_version", "date", "path"]
 _KEY = ["model", "model_revision", "scheme", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
@@ -574,7 +575,8 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         incomplete (why the task's labels are known to be incomplete, else None), dominant_family (which family
         holds more than a third of the task, `TaskMetadata.dominant_family`, else None), pooled (the roc_auc row: the
         pooled out-of-fold AUC beside the fold mean, a diagnostic; NaN for other metrics), added, added_low,
-        added_high and added_draws (added over names, its 95% interval and bootstrap draws; NaN / None without),
+        added_high, added_draws and added_method (added over names, its 95% interval, its bootstrap draws and how
+        they were made, `AddedOverNames.method`; NaN / None without),
         data_hash (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
         genebench_version, date, path.
     """
@@ -598,6 +600,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "incomplete": getattr(result.task, "incomplete", None), "dominant_family": result.task.dominant_family,
                 "added": added.value if has_added else np.nan, "added_low": added.low if has_added else np.nan,
                 "added_high": added.high if has_added else np.nan, "added_draws": added.draws if has_added else None,
+                "added_method": added.method if has_added else None,
                 "data_hash": result.data_hash,
                 "data_tasks": data_task_count(result.provenance),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}
@@ -697,7 +700,23 @@ def added_summary(rows: pd.DataFrame, *, names_below: float | None = None) -> tu
         rows = rows[rows["name_control"].astype(float) < names_below]
     if rows.empty:
         return float("nan"), float("nan"), float("nan")
-    return mean_with_ci(rows["added"].to_numpy(float), np.stack(rows["added_draws"].to_list()), rows["vote"])
+    return mean_with_ci(rows["added"].to_numpy(float), added_draws(rows), rows["vote"])
+
+
+def added_draws(rows: pd.DataFrame) -> np.ndarray:
+    """The added-over-names draws of `rows` (each with a score), shape (n_rows, n_boot), to average or pair: only
+    draws of one bootstrap method (`AddedOverNames.method`) are, since another method's draws mean another interval.
+
+    Raises:
+        ResultsError: `rows` hold draws of two methods (results of an older genebench beside newer ones).
+    """
+    methods = rows.get("added_method")
+    if methods is not None and methods.nunique() > 1:
+        found = "; ".join(f"'{method}' in {counted(len(group), 'result')}, e.g. {group['model'].iloc[0]} "
+                          f"'{group['task'].iloc[0]}'" for method, group in rows.groupby(methods, sort=True))
+        raise ResultsError(f"added over names: draws of two bootstrap methods cannot be averaged or paired ({found}); "
+                           "rerun the older results with `genebench run ... --overwrite always`.")
+    return np.stack(rows["added_draws"].to_list())
 
 
 def format_added(mean: float, low: float, high: float) -> str:

@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from genebench.atomic import write_atomic
+from genebench.catalogue import TaskSelection
 from genebench.config import RunConfig, first_error, read_yaml
 from genebench.errors import GenebenchError
 from genebench.pipeline import run
 from genebench.results import OverwriteStrategy, model_dir_name
-from genebench.tasks.selection import TaskSelection
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData

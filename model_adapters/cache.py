@@ -29,7 +29,7 @@ from genebench.constants import cache_dir as default_cache_dir
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import EmbeddingError
 from genebench.model_info import ModelInfo
-from genebench.progress import progress
+from genebench.progress import progress, work_shares
 from genebench.results import model_dir_name
 from model_adapters.base import GeneEncoder
 
@@ -163,8 +163,7 @@ class CachedEncoder:
         cost = dict(zip(todo, self.encoder.encoding_cost(todo) if weighted and todo else [1] * len(todo)))
         with progress(sum(cost.values()), f"encoding with {self.meta.id}", "character" if weighted else "gene",
                       enabled=bool(todo)) as overall:
-            for settled_now, part in self._encode_chunks(todo):
-                overall.update(sum(cost.get(symbol, 0) for symbol in settled_now))
+            for part in self._encode_chunks(todo, cost, overall):
                 rows.update(zip(part.symbols, part.vectors))
                 for reason, genes in part.missing.items():
                     missing[reason] = list(dict.fromkeys([*missing.get(reason, []), *genes]))
@@ -180,14 +179,19 @@ class CachedEncoder:
             missing={r: [s for s in g if s in wanted] for r, g in missing.items() if any(s in wanted for s in g)},
         )
 
-    def _encode_chunks(self, todo: list[str]) -> Iterator[tuple[list[str], GeneEmbeddings]]:
-        """(genes, their encoding) per chunk, here or on the engine (whose chunks come in any order)."""
+    def _encode_chunks(self, todo: list[str], cost: dict[str, int], overall: Any) -> Iterator[GeneEmbeddings]:
+        """Each chunk's encoding, here or on the engine (whose chunks come in any order), moving `overall` by the
+        chunk's `cost`: batch by batch when encoded here (`work_shares`), so the bar moves within seconds."""
         if self.engine is not None:
-            yield from self.engine.encode_chunks(self.encoder, todo, self.chunk_size)
+            for settled_now, part in self.engine.encode_chunks(self.encoder, todo, self.chunk_size):
+                overall.update(sum(cost.get(symbol, 0) for symbol in settled_now))
+                yield part
             return
         for start in range(0, len(todo), self.chunk_size):
             chunk = todo[start:start + self.chunk_size]
-            yield chunk, self.encoder.encode(chunk)
+            with work_shares(overall, sum(cost[symbol] for symbol in chunk)):
+                part = self.encoder.encode(chunk)
+            yield part
 
     def _save(self, rows: dict[str, np.ndarray], missing: dict[str, list[str]], model: ModelInfo) -> None:
         """Write the cache file, its rows sorted by gene: the same genes give the same file in any encoding order."""

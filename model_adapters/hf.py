@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from genebench.constants import DTYPES
 from genebench.optional import TORCH, import_optional
 from genebench.parallel import n_cores
+from genebench.progress import work_bar
 from model_adapters.base import AdapterError, Pooling, note_truncated, plan_batches
 from model_adapters.hub import check_remote_code, resolve_model
 
@@ -117,7 +117,6 @@ class _Chunk:
     gene: int
     ids: list[int]
     special: list[int]
-    share: float  # this chunk's share of its gene, for the progress bar
 
 
 def split_chunks(input_ids: list[int], special: list[int], window: int) -> list[tuple[list[int], list[int]]]:
@@ -295,7 +294,7 @@ class HFEncoder(_Runtime):
         chunks: list[_Chunk] = []
         for gene, (ids, mask) in enumerate(zip(input_ids, special)):
             pieces = split_chunks(list(ids), list(mask), self.context)
-            chunks.extend(_Chunk(gene, piece, piece_mask, 1 / len(pieces)) for piece, piece_mask in pieces)
+            chunks.extend(_Chunk(gene, piece, piece_mask) for piece, piece_mask in pieces)
         n_chunked = len(chunks) - len(input_ids)
         if n_chunked:
             logger.info("%s: %d inputs longer than %d tokens were cut into chunks", self.model_id, n_chunked,
@@ -306,8 +305,7 @@ class HFEncoder(_Runtime):
         model, device = self.model, self.model.device
         pad_id = self.tokenizer.pad_token_id or 0
         accepts_mask = "attention_mask" in inspect.signature(model.forward).parameters
-        with self.forward_context(), tqdm(total=len(input_ids), unit="gene", desc=self.model_id,
-                                          disable=None, leave=False) as bar:
+        with self.forward_context(), work_bar(sum(len(c.ids) for c in chunks), self.model_id, "token") as bar:
             for batch in plan_batches([len(c.ids) for c in chunks], self.batch_size).batches:
                 picked = [chunks[i] for i in batch]
                 width = max(len(c.ids) for c in picked)
@@ -333,7 +331,7 @@ class HFEncoder(_Runtime):
                 for row, chunk in enumerate(picked):
                     sums[chunk.gene] += vectors_np[row] * float(counts[row])
                     weights[chunk.gene] += float(counts[row])
-                bar.update(sum(c.share for c in picked))
+                bar.update(sum(len(c.ids) for c in picked))
         if sums is None:
             return np.zeros((0, 0), dtype=np.float32)
         return (sums / weights[:, None]).astype(np.float32)
@@ -384,7 +382,7 @@ class SentenceEncoder(_Runtime):
 
         out: np.ndarray | None = None
         on_cpu, threads = self.torch_device.type == "cpu", torch.get_num_threads()
-        bar = tqdm(total=len(texts), unit="gene", desc=self.model_id, disable=None, leave=False)
+        bar = work_bar(sum(lengths), self.model_id, "token")
         with ThreadPoolExecutor(n_cores() if on_cpu else 1) as pool, bar:
             torch.set_num_threads(1 if on_cpu else threads)
             try:
@@ -394,7 +392,7 @@ class SentenceEncoder(_Runtime):
                     if out is None:
                         out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
                     out[batch] = vectors
-                    bar.update(len(batch))
+                    bar.update(sum(lengths[i] for i in batch))
             finally:
                 torch.set_num_threads(threads)
         plan.note(self.notes)

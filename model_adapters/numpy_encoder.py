@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from genebench.parallel import core_threads
+from genebench.progress import work_bar
 from model_adapters.base import AdapterError, note_truncated, plan_batches
 from model_adapters.hub import local_folder, read_json, resolve_model
 
@@ -330,14 +330,14 @@ class NumpySentenceEncoder:
             return np.zeros((0, 0), dtype=np.float32)
         model, limit = self.model, self._settings["max_length"]
         encodings = self.tokenizer.encode_batch([t.lower() for t in texts] if self._settings["lower"] else list(texts))
-        plan = plan_batches([len(e.ids) for e in encodings], self.batch_size, self.max_tokens)
+        lengths = [len(e.ids) for e in encodings]
+        plan = plan_batches(lengths, self.batch_size, self.max_tokens)
         out = np.zeros((len(texts), model.weights["embeddings.word_embeddings.weight"].shape[1]), dtype=np.float32)
-        bar = tqdm(total=len(texts), unit="gene", desc=self.model_id, disable=None, leave=False)
-        with core_threads() as pool, bar:
+        with core_threads() as pool, work_bar(sum(lengths), self.model_id, "token") as bar:
             for batch, vectors in zip(plan.batches, pool.map(lambda b: self._embed([encodings[i] for i in b]),
                                                              plan.batches)):
                 out[batch] = vectors
-                bar.update(len(batch))
+                bar.update(sum(lengths[i] for i in batch))
         plan.note(self.notes)
-        note_truncated(self.notes, self.model_id, sum(len(e.ids) >= limit for e in encodings), limit)
+        note_truncated(self.notes, self.model_id, sum(n >= limit for n in lengths), limit)
         return out

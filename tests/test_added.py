@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -267,3 +269,23 @@ def test_a_record_names_its_method_and_an_older_record_reads_as_the_gene_bootstr
     assert record.method in METHODS and AddedOverNames.model_validate(record.model_dump()) == record
     older = record.model_dump(exclude={"method"})
     assert AddedOverNames.model_validate(older).method == "gene bootstrap"
+
+
+def test_a_family_fold_run_decodes_each_tasks_stored_predictions_once(tmp_path, monkeypatch):
+    """`controls_on`'s check and added over names share one read of the stored name predictions."""
+    from genebench.cli import main
+    from genebench.controls.stored import StoredControls
+
+    read, real = [], StoredControls.predictions
+
+    def counted(self, meta, folds):
+        read.append((meta.name, folds))
+        return real(self, meta, folds)
+
+    monkeypatch.setenv("GENEBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(StoredControls, "predictions", counted)
+    assert main(["run", "--input", "random", "--tasks", "TF vs non-TF", "--scheme", "family",
+                 "--out", str(tmp_path / "results")]) == 0
+    assert read == [("TF vs non-TF", "family")]
+    result = next(p for p in (tmp_path / "results" / "folds-family").rglob("*.json") if p.name != "model_meta.json")
+    assert json.loads(result.read_text())["added_over_names"]["value"] is not None

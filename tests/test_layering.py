@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+from typing import get_args
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("genebench", "model_adapters", "dataset_builders")
@@ -21,6 +22,9 @@ PIPELINE_LINES = 350
 """The most lines `genebench/pipeline.py` may have."""
 FUNCTION_LINES = 80
 """The most lines a function of the packages may have (its `def` to its last line, docstring included)."""
+TYPE_BRANCHES = 5
+"""The most branches on task type or label shape (`type_branches`) outside the type table."""
+TYPE_TABLE = "genebench.tasks.types"
 OVER_BUDGET: dict[str, int] = {}
 """Functions still over `FUNCTION_LINES`, with their length when listed: each may only shrink, and leaves the list
 when it fits (a listed function that fits, or grew, fails the test)."""
@@ -96,6 +100,47 @@ def long_functions() -> dict[str, int]:
                     visit(child, prefix)
 
         visit(ast.parse(path.read_text(encoding="utf-8")), name)
+    return found
+
+
+def _type_words() -> frozenset[str]:
+    """Task types and label shapes (the type table's keys and its targets): the words a type switch compares."""
+    from genebench.tasks.types import TASK_TYPE_TABLE, Target
+
+    return frozenset([*TASK_TYPE_TABLE, *get_args(Target)])
+
+
+def _names_type(node: ast.AST, words: frozenset[str]) -> bool:
+    """`node` is a type word, or a tuple, list or set of them."""
+    if isinstance(node, ast.Constant):
+        return node.value in words
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(_names_type(item, words) for item in node.elts)
+
+
+def _is_label_shape(node: ast.AST) -> bool:
+    """`node` is `<labels>.ndim`: the number of dimensions of something named for labels."""
+    return isinstance(node, ast.Attribute) and node.attr == "ndim" and "label" in ast.unparse(node.value).lower()
+
+
+def type_branches() -> list[str]:
+    """Every branch on task type or label shape outside the type table, as `file:line: code`: a comparison with a
+    task type or target name (`== "multilabel"`, `in ("binary", ...)`), a `case` on one, or a comparison of a
+    label array's `ndim`."""
+    words, found = _type_words(), []
+    for name, path in modules().items():
+        if name == TYPE_TABLE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                hit = any(_names_type(side, words) or _is_label_shape(side) for side in [node.left, *node.comparators])
+            elif isinstance(node, ast.match_case):
+                hit = any(_names_type(sub.value, words) for sub in ast.walk(node.pattern)
+                          if isinstance(sub, ast.MatchValue))
+            else:
+                continue
+            if hit:
+                line = getattr(node, "lineno", None) or node.pattern.lineno
+                found.append(f"{path.relative_to(ROOT)}:{line}: {ast.unparse(node)[:80]}")
     return found
 
 
@@ -210,6 +255,25 @@ def test_no_function_over_its_line_budget_and_the_allow_list_only_shrinks():
         "the entry when it fits), never raise it"
 
 
+def test_task_type_branches_go_through_the_type_table():
+    found = type_branches()
+    assert len(found) <= TYPE_BRANCHES, f"{len(found)} branches on task type or label shape outside " \
+        f"{TYPE_TABLE} (at most {TYPE_BRANCHES}); give the type record a field or method instead: {found}"
+
+
+def test_the_type_branch_count_sees_each_form(tmp_path):
+    """A comparison with a type name or a tuple of them, a `case` on one and a label `ndim` test count; a plain
+    string comparison does not."""
+    code = ('if kind.target == "multilabel": pass\nif t in ("binary", "x"): pass\n'
+            'match t:\n    case "regression": pass\nif labels.ndim == 2: pass\nif t == "cv": pass\n')
+    hits = [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Compare) and any(
+        _names_type(side, _type_words()) or _is_label_shape(side) for side in [node.left, *node.comparators])]
+    cases = [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.match_case)
+             and any(_names_type(sub.value, _type_words()) for sub in ast.walk(node.pattern)
+                     if isinstance(sub, ast.MatchValue))]
+    assert (len(hits), len(cases)) == (3, 1)
+
+
 HEAVY = ("scipy.stats", "matplotlib", "datasets", "torch")
 
 
@@ -236,5 +300,7 @@ if __name__ == "__main__":
         print(f"back up: {source} -> {target}")
     for function, lines in sorted(long_functions().items(), key=lambda item: -item[1]):
         print(f"over {FUNCTION_LINES} lines: {function} ({lines})")
+    for branch in type_branches():
+        print(f"type branch: {branch}")
     print(f"genebench/pipeline.py: {len((ROOT / 'genebench' / 'pipeline.py').read_text().splitlines())} lines")
 

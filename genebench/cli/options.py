@@ -74,7 +74,7 @@ def open_engine(args: argparse.Namespace) -> contextlib.AbstractContextManager:
 
 def task_selection(args: argparse.Namespace):
     """The `TaskSelection` of the task-selection options."""
-    from genebench.tasks.selection import TaskSelection
+    from genebench.catalogue import TaskSelection
 
     return TaskSelection(tasks=args.tasks, family=args.family, category=args.category, type=args.type,
                          no_derived=args.no_derived)

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.show or args.name:
         print(describe(data, args.show or args.name, args.scheme))
         return 0
-    from genebench.tasks.registry import TaskList
+    from genebench.catalogue import TaskList
 
     tasks = TaskList(meta for meta in selected_tasks(args, data, args.scheme)
                      if not args.flagged or meta.is_shortcut_solvable)
@@ -104,11 +104,11 @@ def describe(data, name: str, folds: str = "paper") -> str:
         scores = ", ".join(f"{control} {score:.3f}" for control, score in sorted(meta.controls.items()))
         flag = "  SHORTCUT-SOLVABLE: a control alone reaches ROC AUC 0.9" if meta.is_shortcut_solvable else ""
         lines.append(f"{'controls':>15}: {scores} ({folds} folds){flag}")
-    if task_type(meta.type).target == "continuous":
+    kind = task_type(meta.type)
+    if not kind.is_classification:
         lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
         return "\n".join(lines)
-    counts = task.labels.sum(axis=0) if task.labels.ndim == 2 else np.bincount(task.labels, minlength=len(
-        meta.label_names))
+    counts = kind.class_matrix(task.labels, len(meta.label_names)).sum(axis=0)
     lines.append(f"{'labels':>15}:")
     for label, count in sorted(zip(meta.label_names, counts), key=lambda item: -item[1]):
         lines.append(f"{'':>17}{count:>7}  {count / len(task.folds):6.1%}  {label}")

@@ -122,7 +122,7 @@ def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, nam
         return AddedOverNames(**base, skipped="train-test split: training rows have no held-out scores to fit on")
     names = np.asarray(name_scores, dtype=np.float64).reshape(len(task.folds), -1)[rows]
     y = info.indicators(np.asarray(task.labels)[rows], names.shape[1]).astype(bool)
-    if info.target == "multiclass":
+    if info.is_multiclass:
         names = _logit_from_log_probability(names)
     x = _logit(np.asarray(model_scores, dtype=np.float64).reshape(len(rows), -1)[:, : names.shape[1]])
     keep = np.isfinite(names).all(axis=1) & np.isfinite(x).all(axis=1)

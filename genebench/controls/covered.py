@@ -9,7 +9,7 @@ one place a lift is computed (`lift`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -82,7 +82,8 @@ def stored_predictions(data: BenchmarkData, task: Task, folds: Folds) -> dict[st
     return values
 
 
-def covered_control_scores(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds) -> dict[str, float]:
+def covered_control_scores(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds, *,
+                           predictions: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
     """Each control's main score on the given rows of `task` (the rows a model covers), from the stored predictions.
 
     The controls were trained on all rows; only their held-out predictions of `rows` are scored, with the probe's
@@ -95,9 +96,11 @@ def covered_control_scores(data: BenchmarkData, task: Task, rows: np.ndarray, fo
         task: the task as loaded with `folds`.
         rows: shape (n_covered,), indices of the covered rows.
         folds: the fold scheme ("paper" or "family").
+        predictions: the task's `stored_predictions`, when the caller has them (default: read here).
     """
-    scores = {name: score_values(task, values, rows) for name, values in
-              stored_predictions(data, task, folds).items()}
+    if predictions is None:
+        predictions = stored_predictions(data, task, folds)
+    scores = {name: score_values(task, values, rows) for name, values in predictions.items()}
     stored = data.metadata(task.name, folds).controls
     scores |= {name: score for name, score in stored.items() if name not in STORED_PREDICTIONS}
     return {name: float(score) for name, score in scores.items() if np.isfinite(score)}
@@ -111,13 +114,16 @@ def covered_rows(task: Task, missing: Sequence[str]) -> np.ndarray:
     return np.flatnonzero(~np.isin(entities.astype(str), list(missing)).any(axis=1))
 
 
-def controls_on(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds) -> dict[str, float]:
+def controls_on(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds, *,
+                predictions: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
     """The controls a lift is over: the task's stored scores when `rows` are all its rows, else each control's
-    score on `rows` from its stored held-out predictions (`covered_control_scores`)."""
+    score on `rows` from its stored held-out predictions (`covered_control_scores`). `predictions`: the task's
+    `stored_predictions`, when the caller has them (default: read, and so checked, here)."""
+    if predictions is None:
+        predictions = stored_predictions(data, task, folds)  # the stored scores, checked against their predictions
     if len(rows) == len(task.labels):
-        stored_predictions(data, task, folds)  # the stored scores, checked against their predictions
         return dict(data.metadata(task.name, folds).controls)
-    return covered_control_scores(data, task, rows, folds)
+    return covered_control_scores(data, task, rows, folds, predictions=predictions)
 
 
 def controls_current(result: TaskResult, data: BenchmarkData, task: Task, folds: Folds) -> bool:

@@ -69,7 +69,7 @@ CONTROLS: Registry[Control] = Registry("control", {control.name: control for con
     Control("identity", "one indicator per gene of a pair (pair tasks)",
             "pairs solved by knowing which genes they hold: each gene's propensity to be labelled positive",
             "genebench.controls.features:identity", tol=STORED_TOL,
-            applies=lambda meta: len(meta.entity_types) == 2 and task_type(meta.type).target == "binary"),
+            applies=lambda meta: len(meta.entity_types) == 2 and task_type(meta.type).is_binary),
     Control("random", f"seeded random vectors of {RANDOM_DIM} dimensions (mean over {len(RANDOM_SEEDS)} seeds, more "
             f"until its standard error is at most {RANDOM_MAX_SE})", "scores that chance and the probe alone reach",
             "genebench.controls.features:random_vectors", seeded=True),

@@ -10,6 +10,7 @@ import evaluate
 import numpy as np
 
 from genebench import metrics
+from genebench.tasks.types import task_type
 
 _CITATION = """\
 @article{kantor2024genes,
@@ -88,11 +89,11 @@ class Genebench(evaluate.Metric):
             return scores | metrics.bertscore(predictions, references, model_type=bertscore_model,
                                               num_layers=bertscore_layers)
         y_score, y_true = np.asarray(predictions, dtype=np.float64), np.asarray(references)
-        if self.config_name == "regression":
-            return metrics.regression_scores(y_true, y_score)
         if self.config_name == "perturbqa":
             if groups is None:
                 raise ValueError("genebench metric 'perturbqa': expected groups= (the read-out gene of each row), "
                                  "found none.")
             return metrics.classification_scores(y_true, y_score, task_type="binary", groups=np.asarray(groups))
+        if not task_type(self.config_name).is_classification:
+            return metrics.regression_scores(y_true, y_score)
         return metrics.classification_scores(y_true, y_score, task_type=self.config_name)

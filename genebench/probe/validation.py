@@ -115,14 +115,14 @@ def check_labels(task_type: str, labels: np.ndarray, folds: np.ndarray, *, min_c
     n_splits = int(folds.max()) + 1 if len(folds) else 0
     if n_splits < 1:
         return "no held-out rows: every covered row is train-only"
-    target = type_info(task_type).target
-    if target == "continuous":
+    kind = type_info(task_type)
+    if not kind.is_classification:
         return None
     for k in range(n_splits):
         train, test = labels[folds != k], labels[folds == k]
         if len(test) == 0:
             return f"empty test fold: fold {k} has no covered rows"
-        if target == "multilabel":
+        if kind.is_multilabel:
             if not ((train.min(axis=0) == 0) & (train.max(axis=0) == 1)).any():
                 return f"single-class training fold: in fold {k} no label has both classes"
             continue

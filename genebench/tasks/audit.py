@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from genebench.tasks.metadata import TaskMetadata
+from genebench.tasks.types import task_type
 
 if TYPE_CHECKING:
     from genebench.data import BenchmarkData
@@ -84,8 +85,8 @@ def audit_keywords(data: BenchmarkData) -> dict[str, dict[str, str]]:
         if audit.label in data.metadata(audit.task).dropped_labels:  # left out at build, with its reason
             continue
         task, reference = data.load_task(audit.task), data.load_task(audit.reference_task)
-        labels = reference.labels if reference.labels.ndim == 2 else np.eye(
-            len(reference.metadata.label_names), dtype=np.uint8)[reference.labels]
+        labels = task_type(reference.metadata.type).class_matrix(reference.labels,
+                                                                 len(reference.metadata.label_names))
         columns = [i for i, name in enumerate(reference.metadata.label_names) if name in audit.reference_labels]
         independent = set(map(str, reference.entities[labels[:, columns].any(axis=1)]))
         held = independent & set(map(str, task.entities))

@@ -245,7 +245,6 @@ def family_fold_problem(task: Task, paper_folds: np.ndarray, families: Mapping[s
         ...                     {"A1": "group:1", "A2": "group:1", "B1": "stem:B", "B2": "stem:B"})
         "family 'group:1' is in folds 0 and 1 (2 families cross a fold)"
     """
-    from genebench.probe.validation import check_labels
     from genebench.tasks.families import families_of
 
     meta, folds = task.metadata, np.asarray(task.folds)
@@ -265,13 +264,26 @@ def family_fold_problem(task: Task, paper_folds: np.ndarray, families: Mapping[s
             first = cross[0]
             return (f"family {str(names[first])!r} is in folds {low[first]} and {high[first]} ({cross.size} families "
                     "cross a fold)")
-    empty = [k for k in range(meta.n_folds) if not (folds == k).any()]
-    reason = f"fold {empty[0]} is empty" if empty else check_labels(meta.type, task.labels, folds, min_covered=1)
+    reason = family_unscorable(meta.type, task.labels, folds, meta.n_folds)
     if (reason is None) != (meta.family_unscorable is None):
         return (f"it is marked family_unscorable {meta.family_unscorable!r}, but its family folds give "
                 f"{reason!r}" if reason is None else f"its family folds leave it unscorable ({reason}), but it is "
                 "not marked family_unscorable")
     return None
+
+
+def family_unscorable(type_name: str, labels: np.ndarray, folds: np.ndarray, n_folds: int) -> str | None:
+    """Why a task's family folds leave it unscorable, or None: a fold is empty, or the probe's `check_labels`
+    refuses the folds. The one rule behind a task's `family_unscorable` mark, set at build and checked at open.
+
+    Examples:
+        >>> family_unscorable("binary", np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1]), 3)
+        'fold 2 is empty'
+    """
+    from genebench.probe.validation import check_labels
+
+    empty = [k for k in range(n_folds) if not (np.asarray(folds) == k).any()]
+    return f"fold {empty[0]} is empty" if empty else check_labels(type_name, labels, folds, min_covered=1)
 
 
 def fold_imbalance(folds: np.ndarray, n_folds: int) -> float:

@@ -20,8 +20,9 @@ The targets are scikit-learn's `type_of_target` names: `binary` and `multiclass`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -55,6 +56,16 @@ class TaskTypeInfo:
         return self.target == "multiclass"
 
     @property
+    def is_multilabel(self) -> bool:
+        """Whether each row holds a set of labels (multi-hot), each label a binary question of its own."""
+        return self.target == "multilabel"
+
+    @property
+    def is_binary(self) -> bool:
+        """Whether each row holds one of two classes (held-out scores: one column, P(class 1))."""
+        return self.target == "binary"
+
+    @property
     def has_columns(self) -> bool:
         """Whether held-out scores are one column per class or label, shape (n, n_columns); else one per row."""
         return self.target in ("multiclass", "multilabel")
@@ -72,6 +83,44 @@ class TaskTypeInfo:
         if self.target == "multilabel":
             return labels
         return (labels == 1)[:, None]
+
+    def class_matrix(self, labels: np.ndarray, n_classes: int) -> np.ndarray:
+        """Labels as one 0/1 column per class or label, shape (n, n_classes): one-hot over `n_classes` classes (every
+        single-label type, binary included), as they are (multilabel). The inverse of `labels_of`.
+
+        Examples:
+            >>> task_type("binary").class_matrix(np.array([1, 0]), 2).tolist()
+            [[0, 1], [1, 0]]
+        """
+        return labels if self.is_multilabel else np.eye(n_classes, dtype=np.uint8)[labels]
+
+    def labels_of(self, classes: np.ndarray) -> np.ndarray:
+        """Labels as this type holds them from a `class_matrix`: the matrix (multilabel), else each row's class.
+
+        Examples:
+            >>> task_type("categorical").labels_of(np.array([[0, 0, 1], [1, 0, 0]])).tolist()
+            [2, 0]
+        """
+        return classes if self.is_multilabel else np.argmax(classes, axis=1)
+
+    def label_lists(self, labels: Iterable[Any]) -> list[list[Any]]:
+        """Each row's labels as a list: a multilabel row's as they are, a single label as a list of one.
+
+        Examples:
+            >>> task_type("binary").label_lists(["Yes", "No"]), task_type("multi-label").label_lists([("a", "b")])
+            ([['Yes'], ['No']], [['a', 'b']])
+        """
+        return [list(row) for row in labels] if self.is_multilabel else [[label] for label in labels]
+
+    def positives(self, counts: np.ndarray) -> np.ndarray:
+        """Of class counts, shape (n_groups, n_classes), the positives of each group (a fold): its class 1's count
+        (binary), else its scarcest class's or label's.
+
+        Examples:
+            >>> task_type("binary").positives(np.array([[5, 2], [1, 3]])).tolist()
+            [2, 3]
+        """
+        return counts[:, 1] if self.is_binary else counts.min(axis=1)
 
     def ranking_values(self, proba: np.ndarray) -> np.ndarray:
         """Held-out probabilities, shape (n, n_columns), as the values stored for them: log-probabilities of

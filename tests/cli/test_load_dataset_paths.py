@@ -45,4 +45,4 @@ def test_python_started_beside_a_clone_named_genebench_gets_one_clear_line(tmp_p
     )
     from_root = subprocess.run([sys.executable, "-c", "import genebench; print(genebench.load_task.__module__)"],
                                capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert from_root.stdout.strip() == "genebench.tasks.registry", from_root.stderr[-2000:]
+    assert from_root.stdout.strip() == "genebench.catalogue", from_root.stderr[-2000:]

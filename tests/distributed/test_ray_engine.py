@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from genebench.catalogue import list_tasks
 from genebench.cli import main
 from genebench.constants import SNAPSHOT_DIR
 from genebench.data import BenchmarkData
 from genebench.embeddings import GeneEmbeddings
 from genebench.errors import DistributedError
-from genebench.tasks.registry import list_tasks
 
 pytestmark = pytest.mark.slow
 

@@ -1,10 +1,12 @@
-"""The task registry: every task of a data folder, filtered by family, category and type."""
+"""The catalogue: every task of a data folder, filtered by family, category and type (`list_tasks`), and the
+task selection of a run (`TaskSelection`). It queries an opened data folder, so it sits above `genebench.data`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
+from pydantic import BaseModel, ConfigDict
 
 from genebench.data import BenchmarkData, open_data
 from genebench.errors import UnknownTaskError
@@ -100,6 +102,41 @@ def load_task(name: str, *, data: DataLike = None, folds: Folds = "paper") -> Ta
         ((2757,), (2757,), 5)
     """
     return resolve_data(data).load_task(name, folds)
+
+
+class TaskSelection(BaseModel):
+    """Task filters; they combine, and none selects every task. The `tasks:` block of a sweep file.
+
+    Attributes:
+        tasks: task names (aliases resolve), e.g. ["TF vs non-TF", "Pathways"].
+        family: task families, e.g. ["humantfs", "reactome"].
+        category: task categories (`genebench.tasks.metadata.CATEGORIES`).
+        type: task types (`genebench.tasks.metadata.TASK_TYPES`).
+        no_derived: leave out the derived binary tasks (one per label of a multi-label task).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tasks: list[str] | None = None
+    family: list[str] | None = None
+    category: list[str] | None = None
+    type: list[str] | None = None
+    no_derived: bool = False
+
+    def select(self, data: DataLike, folds: Folds = "paper") -> list[TaskMetadata]:
+        """The metadata of the selected tasks of `data` (see `resolve_data`), in registry order, with the control
+        scores of fold scheme `folds` (so shortcut flags follow the scheme).
+
+        Raises:
+            UnknownTaskError: a task, family, category or type that does not exist.
+        """
+        opened = resolve_data(data)
+        chosen = list_tasks(family=self.family, category=self.category, type=self.type,
+                            include_derived=not self.no_derived, data=opened, folds=folds)
+        if self.tasks:
+            wanted = {opened.metadata(name, folds).name for name in self.tasks}
+            chosen = [meta for meta in chosen if meta.name in wanted]
+        return list(chosen)
 
 
 def _check(kind: str, value: str | list[str] | None, known: list[str]) -> set[str] | None:
