@@ -74,7 +74,7 @@ def main() -> None:
             if list(read.symbols) != list(task.entities):
                 continue  # a gene without name features: the stored control scored fewer rows
             start = time.perf_counter()
-            optimum = sklearn_optimum(read.vectors, task.labels.reshape(len(task.entities)), task.folds)
+            optimum = sklearn_optimum(read.vectors, task.labels.reshape(len(task.entities)), task.fold_ids)
             gap = meta.controls["name"] - optimum
             gaps.append(abs(gap))
             print(f"{scheme:6s} {meta.name[:48]:48s} n={meta.n_entities:5d} stored {meta.controls['name']:.4f} "

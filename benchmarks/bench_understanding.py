@@ -15,7 +15,7 @@ With `--table PATH` (a precomputed vectors table, `model_adapters/precomputed.py
 character n-gram table), the mean added over names should sit near 0 and few tasks be significant.
 
 With `--store-reference`, the names-only readers (MiniLM over HGNC names; a 256-d hash of the symbol's character
-1-3-grams) are run through `genebench run --folds family` on the data, and their Understanding is printed and stored
+1-3-grams) are run through `genebench run --scheme family` on the data, and their Understanding is printed and stored
 as the names-only reference that `report` and the leaderboard show beside every Understanding
 (`genebench/controls/reference.py`):
 
@@ -59,7 +59,7 @@ BASELINE, METHOD = "gene bootstrap", "family bootstrap, slopes refitted"
 def probed(data: BenchmarkData, tasks: list[Task], embeddings: GeneEmbeddings) -> list[TaskScores]:
     """Every task's held-out scores under family folds (the skipped left out)."""
     partners = partner_embeddings(tasks, embeddings, data, None)
-    scored = iter_task_scores(tasks, embeddings, ProbeSettings(folds="family"), partner_embeddings=partners)
+    scored = iter_task_scores(tasks, embeddings, ProbeSettings(scheme="family"), partner_embeddings=partners)
     return [scores for scores in scored if scores.skipped is None and scores.rows is not None]
 
 
@@ -108,9 +108,9 @@ def symbol_character_table(data: BenchmarkData, path: Path) -> Path:
 
 
 def names_only_reader(label: str, model_args: list[str], data_dir: Path, out: Path) -> NamesOnlyReader:
-    """Run one names-only model through `genebench run --folds family` and summarise its Understanding."""
+    """Run one names-only model through `genebench run --scheme family` and summarise its Understanding."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "genebench", "run", *model_args, "--data", str(data_dir), "--folds",
+    subprocess.run([sys.executable, "-m", "genebench", "run", *model_args, "--data", str(data_dir), "--scheme",
                     "family", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
     kept = understanding_rows(summarised_rows(load_results(out)))
     mean, low, high = added_summary(kept)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from genebench.atomic import write_atomic
 from genebench.comparability import data_hash_of, data_task_count
@@ -83,9 +83,8 @@ class TaskResult(BaseModel):
     genebench_version: str
     task: TaskMetadata
     provenance: dict[str, Any] = Field(
-        validation_alias=AliasChoices("provenance", "dataset_revision"),
         description="Where the data came from (`BenchmarkData.provenance`): its `data_hash`, task count, Hub id and "
-        "revision, and source versions. Older files name it `dataset_revision`; both are read."
+        "Hub revision, and source versions."
     )
     model: ModelInfo
     probe: dict[str, Any] = Field(description="Probe settings: C, tol, max_iter, pair mode, ...")
@@ -114,6 +113,12 @@ class TaskResult(BaseModel):
         "the leaderboard."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _upgraded(cls, document: Any) -> Any:
+        """Older files under today's names (`upgraded`)."""
+        return upgraded(document) if isinstance(document, dict) else document
+
     @model_validator(mode="after")
     def _checked(self) -> TaskResult:
         """The one set of result checks every reader applies: see `result_problem`."""
@@ -141,9 +146,9 @@ class TaskResult(BaseModel):
         return best_of(self.controls)
 
     @property
-    def folds(self) -> str:
-        """The fold scheme it was scored under ("paper" or "family", `ProbeSettings.folds`)."""
-        return str(self.probe.get("folds", "paper"))
+    def scheme(self) -> str:
+        """The fold scheme it was scored under ("paper" or "family", `ProbeSettings.scheme`)."""
+        return str(self.probe.get("scheme", "paper"))
 
     @property
     def data_hash(self) -> str:
@@ -165,6 +170,28 @@ class TaskResult(BaseModel):
     def run_id(self) -> str:
         """A short hash of `identity`."""
         return self.identity.run_id
+
+
+RENAMED = {"dataset_revision": "provenance"}
+"""Result fields renamed since files were first written: old name -> today's."""
+RENAMED_PROBE = {"folds": "scheme"}
+"""`probe` settings renamed since files were first written: old name -> today's."""
+
+
+def upgraded(document: dict[str, Any]) -> dict[str, Any]:
+    """A result document under today's names (`RENAMED`, `RENAMED_PROBE`), so older files read as new ones do: the
+    one place old names are known. An old name beside its new one is kept as it is (and a result refuses it).
+
+    Examples:
+        >>> upgraded({"dataset_revision": {"data_hash": "ab"}, "probe": {"C": 1.0, "folds": "family"}})
+        {'provenance': {'data_hash': 'ab'}, 'probe': {'C': 1.0, 'scheme': 'family'}}
+    """
+    out = {RENAMED.get(key, key) if RENAMED.get(key) not in document else key: value
+           for key, value in document.items()}
+    if isinstance(probe := out.get("probe"), dict):
+        out["probe"] = {RENAMED_PROBE.get(key, key) if RENAMED_PROBE.get(key) not in probe else key: value
+                        for key, value in probe.items()}
+    return out
 
 
 def recorded_convergence(diagnostics: dict[str, Any]) -> bool:
@@ -370,12 +397,12 @@ def read_result(path: str | Path) -> TaskResult:
                            "otherwise move it out of the results folder.") from exc
 
 
-_COLUMNS = ["model", "model_revision", "input", "folds", "task", "family", "category", "type", "parent", "metric",
+_COLUMNS = ["model", "model_revision", "input", "scheme", "task", "family", "category", "type", "parent", "metric",
             "is_main", "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
             "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
             "added", "added_low", "added_high", "added_draws", "added_method", "data_hash", "data_tasks",
             "genebench_version", "date", "path"]
-_KEY = ["model", "model_revision", "folds", "task", "metric"]
+_KEY = ["model", "model_revision", "scheme", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
            "is_flagged": bool, "converged": bool, "name_control": np.float64, "pooled": np.float64, "added": np.float64,
@@ -431,12 +458,12 @@ def check_marks(results: pd.DataFrame, root: Path) -> None:
         ResultsError: naming the file, the mark and the data's.
     """
     data = _default_data()
-    rows = results.drop_duplicates(["model", "model_revision", "folds", "task"])
+    rows = results.drop_duplicates(["model", "model_revision", "scheme", "task"])
     if data is None or rows.empty:
         return
     rows = rows[rows["data_hash"] == data.data_hash]
     for row in rows.itertuples():
-        truth = data.metadata(row.task, row.folds)
+        truth = data.metadata(row.task, row.scheme)
         incomplete = None if pd.isna(row.incomplete) else row.incomplete
         for mark, found, expected in (("incomplete", incomplete, truth.incomplete),
                                       ("shortcut-solvable", bool(row.is_flagged), truth.is_shortcut_solvable)):
@@ -482,10 +509,10 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
     seen: dict[tuple[str, str, str, str], Path] = {}
     for result, path in zip(results, paths):
         where = path.relative_to(root).as_posix()
-        if (placed := placed_scheme(path, root)) not in (None, result.folds):
-            raise ResultsError(f"result file '{path}': expected {placed} folds in its folder, found probe.folds "
-                               f"{result.folds!r}; results must not be edited by hand, rerun `genebench run`.")
-        key = (result.model.id, result.model.revision, result.folds)  # the two fold schemes are two runs by design
+        if (placed := placed_scheme(path, root)) not in (None, result.scheme):
+            raise ResultsError(f"result file '{path}': expected {placed} folds in its folder, found probe.scheme "
+                               f"{result.scheme!r}; results must not be edited by hand, rerun `genebench run`.")
+        key = (result.model.id, result.model.revision, result.scheme)  # the two fold schemes are two runs by design
         if (*key, result.task.name) in seen:
             raise ResultsError(
                 f"results folder '{root}': model '{key[0]}' ({key[1]}) has two results for task "
@@ -506,22 +533,22 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
 
 
 def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate the tables of `folders`, keeping one row per (model, model_revision, folds, task, metric) and noting
-    each run found twice; a model run on two data revisions is refused, as within one folder."""
+    """Concatenate the tables of `folders`, keeping one row per (model, model_revision, scheme, task, metric) and
+    noting each run found twice; a model run on two data revisions is refused, as within one folder."""
     table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
-    revisions = table.groupby(["model", "model_revision", "folds"])["data_hash"].unique()
+    revisions = table.groupby(["model", "model_revision", "scheme"])["data_hash"].unique()
     if len(two := revisions[revisions.map(len) > 1]):
-        (model, revision, folds), found = two.index[0], sorted(two.iloc[0])
+        (model, revision, scheme), found = two.index[0], sorted(two.iloc[0])
         where = sorted(set(table.loc[(table["model"] == model) & (table["model_revision"] == revision), "folder"]))
-        raise ResultsError(f"model '{model}' ({revision}) has {folds}-fold results of two runs (data revision "
+        raise ResultsError(f"model '{model}' ({revision}) has {scheme}-fold results of two runs (data revision "
                            f"{found[0]} vs {found[1]}) in {where}; a summary would mix them, pass one run.")
     repeated = table[table.duplicated(_KEY, keep=False)]
     if repeated.empty:
         return table.drop(columns="folder")
     values = repeated.groupby(_KEY, dropna=False)["mean"].nunique(dropna=False)
     if (values > 1).any():
-        model, revision, folds, task, _ = values[values > 1].index[0]
-        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' under {folds} "
+        model, revision, scheme, task, _ = values[values > 1].index[0]
+        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' under {scheme} "
                            f"folds in {sorted(set(repeated['folder']))}; pass each run once.")
     for (model, revision), copies in repeated.groupby(["model", "model_revision"]):
         logger.warning("model '%s' (%s) was given more than once (%s); its results are counted once.", model,
@@ -539,7 +566,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         paths: where each was read from (default: its path under a results root, as `write_result` files it).
 
     Returns:
-        Columns: model, model_revision (the result's `model.revision`), input, folds (the fold scheme), task,
+        Columns: model, model_revision (the result's `model.revision`), input, scheme (the fold scheme), task,
         family, category, type, parent (a derived task's multi-label parent), metric, is_main, mean, std, n_folds,
         n_covered, n_task, coverage, skipped, lift (main score minus the best control's, NaN without controls),
         best_control ("name 1.000") and best_control_score (its score, NaN without controls), is_flagged (a
@@ -561,7 +588,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         added = result.added_over_names
         has_added = added is not None and added.value is not None
         base = {"model": result.model.id, "model_revision": result.model.revision, "input": result.model.input,
-                "folds": result.folds, "task": result.task.name, "family": result.task.family,
+                "scheme": result.scheme, "task": result.task.name, "family": result.task.family,
                 "category": result.task.category, "type": result.task.type, "parent": result.task.parent,
                 "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
@@ -623,10 +650,10 @@ def one_scheme(results: pd.DataFrame) -> str:
     Raises:
         ResultsError: `results` mixes the paper's folds and family folds; a summary must not average them.
     """
-    schemes = sorted(set(results["folds"].dropna())) if "folds" in results else []
+    schemes = sorted(set(results["scheme"].dropna())) if "scheme" in results else []
     if len(schemes) > 1:
         raise ResultsError(f"summary: expected results of one fold scheme, found {schemes}; summarise each scheme "
-                           "apart (`genebench report --folds paper|family`).")
+                           "apart (`genebench report --scheme paper|family`).")
     return schemes[0] if schemes else "paper"
 
 

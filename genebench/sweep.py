@@ -10,7 +10,7 @@ what every model shares::
     tasks: {family: [humantfs, reactome]}   # the task selection of `genebench run` (default: every task), or a
                                              # list of task names: tasks: ["TF vs non-TF", Pathways]
     probe: {C: 1.0}                          # shared probe settings
-    folds: [paper, family]                   # the fold schemes each model is scored under (default: both)
+    schemes: [paper, family]                 # the fold schemes each model is scored under (default: both)
     data: null                               # built data folder or Hub id (default: the bundled snapshot)
     hub_revision: null                       # its Hub revision: branch, tag or commit (was data_revision)
 
@@ -59,7 +59,7 @@ class SweepFile(BaseModel):
     models: list[dict[str, Any]] = Field(min_length=1)
     tasks: TaskSelection = Field(default_factory=TaskSelection)
     probe: dict[str, Any] = Field(default_factory=dict)
-    folds: list[str] | str | None = None
+    schemes: list[str] | str | None = Field(default=None, validation_alias=AliasChoices("schemes", "folds"))
     data: str | None = None
     hub_revision: str | None = Field(default=None, validation_alias=AliasChoices("hub_revision", "data_revision"))
 
@@ -105,12 +105,12 @@ class Sweep:
             source = f"sweep '{path}' models[{i}]"
             if not isinstance(entry, dict):
                 raise GenebenchError(f"{source}: expected a model entry (model, input, adapter, ...), found {entry!r}.")
-            for shared in ("probe", "folds"):
+            for shared in ("probe", "schemes", "folds"):
                 if shared in entry:
                     raise GenebenchError(f"{source}: {shared} settings are shared by every model of a sweep; move "
                                          f"them to the top-level '{shared}'.")
-            folds = {"folds": sweep.folds} if sweep.folds is not None else {}
-            configs.append(RunConfig.build(source, **entry, probe=sweep.probe, **folds))
+            schemes = {"schemes": sweep.schemes} if sweep.schemes is not None else {}
+            configs.append(RunConfig.build(source, **entry, probe=sweep.probe, **schemes))
         ids = [config.model_id() for config in configs]
         twice = next(((i, j) for j, model in enumerate(ids) for i in range(j) if ids[i] == model), None)
         if twice:

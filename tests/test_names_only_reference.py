@@ -67,7 +67,7 @@ def test_report_and_leaderboard_show_the_reference_beside_understanding(tmp_path
     other data show none."""
     reference = names_only_reference(open_data().data_hash)
     out = tmp_path / "run"
-    assert main(["run", "--input", "random", "--name", "test/random", "--folds", "family", "--tasks",
+    assert main(["run", "--input", "random", "--name", "test/random", "--scheme", "family", "--tasks",
                  "long vs short range TF", "--out", str(out)]) == 0
     assert "\n".join(reference.lines()) in capsys.readouterr().out
     assert "\n".join(reference.lines()) in understanding_note(load_results(out))

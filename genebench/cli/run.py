@@ -99,10 +99,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="multi-label ROC AUC from probabilities (default) or from hard 0/1 predictions, the "
                             "reference's: to reproduce the paper, not to measure a model (recorded in the run "
                             "identity)")
-    probe.add_argument("--folds", nargs="+", action="extend", choices=("paper", "family"), metavar="SCHEME",
+    probe.add_argument("--scheme", dest="schemes", nargs="+", action="extend", choices=("paper", "family"),
+                       metavar="SCHEME",
                        help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
                             "--out) and family (gene families held out together, in --out/folds-family/); default "
-                            "both; --folds paper replicates the paper alone")
+                            "both; --scheme paper replicates the paper alone")
+    probe.add_argument("--folds", dest="schemes", nargs="+", action="extend", choices=("paper", "family"),
+                       help=argparse.SUPPRESS)  # its old name, unlisted
     probe.add_argument("--include-genes", metavar="FILE", help="score only these genes (one symbol per line)")
     probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
     probe.add_argument("--common-with", nargs="+", action="extend", metavar="EMBEDDINGS",
@@ -150,7 +153,7 @@ def config_from_args(args: argparse.Namespace):
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
     values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.model_revision,
-              "adapter": adapter, "probe": probe, "folds": getattr(args, "folds", None),
+              "adapter": adapter, "probe": probe, "schemes": getattr(args, "schemes", None),
               "tasks": task_selection(args), **extra}
     if args.config:
         return RunConfig.from_yaml(args.config, **values)
@@ -229,7 +232,7 @@ def run_run(args: argparse.Namespace) -> int:
     if any(skipped.values()):
         counts = ", ".join(f"{n} under {scheme} folds" for scheme, n in skipped.items() if n)
         print(f"\ntasks skipped: {counts} (reasons in their result files).")
-    if reference := names_only_note(table[table["folds"] == "family"]):
+    if reference := names_only_note(table[table["scheme"] == "family"]):
         print("", *reference, sep="\n")
     if note := unconverged_note(table):
         print(note)
