@@ -309,7 +309,7 @@ def understanding_rows(rows: pd.DataFrame) -> pd.DataFrame:
 
 def understanding_left_out(rows: pd.DataFrame) -> list[list[str]]:
     """[task, why] for each task of the family-fold `rows` (a results table) that Understanding leaves out: a control
-    solves it under family folds, or family folds cannot score it."""
+    solves it under family folds, family folds cannot score it, or it has no added over names (a train-test task)."""
     if rows.empty:
         return []
     out = {}
@@ -319,6 +319,8 @@ def understanding_left_out(rows: pd.DataFrame) -> list[list[str]]:
         elif row.is_flagged:
             control, score = str(row.best_control).split(" ")
             out[row.task] = f"{control} control {score} \u2265 {SHORTCUT_AUC} under family folds"
+        elif row.added != row.added and isinstance(row.added_skipped, str):
+            out[row.task] = f"no added over names: {row.added_skipped}"
     return [[task, why] for task, why in sorted(out.items())]
 
 
@@ -333,6 +335,19 @@ def understanding_note(results: pd.DataFrame) -> str:
     if reference := names_only_note(family):
         lines += ["", *reference]
     return "\n".join(lines)
+
+
+def understanding_line(family: pd.DataFrame) -> str:
+    """ "understanding (family folds): +0.031 [+0.027, +0.035] over 101 tasks (12 left out, `report` says why)" for
+    the family-fold `family` rows of one run; "" without them."""
+    scored = summarised_rows(family) if len(family) else family
+    kept = understanding_rows(scored)
+    if kept.empty:
+        return ""
+    left = family["task"].nunique() - kept["task"].nunique()
+    return (f"understanding (family folds): {format_added(*added_summary(kept))} over "
+            f"{counted(kept['task'].nunique(), 'task')}; {left} left out (a control solves them, family folds cannot "
+            "split them or they have no added over names; `report` names them)")
 
 
 def names_only_note(family: pd.DataFrame) -> list[str]:

@@ -400,8 +400,8 @@ def read_result(path: str | Path) -> TaskResult:
 _COLUMNS = ["model", "model_revision", "input", "scheme", "task", "family", "category", "type", "parent", "metric",
             "is_main", "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
             "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
-            "added", "added_low", "added_high", "added_draws", "added_method", "data_hash", "data_tasks",
-            "genebench_version", "date", "path"]
+            "added", "added_low", "added_high", "added_draws", "added_method", "added_skipped", "data_hash",
+            "data_tasks", "genebench_version", "date", "path"]
 _KEY = ["model", "model_revision", "scheme", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
@@ -576,7 +576,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         holds more than a third of the task, `TaskMetadata.dominant_family`, else None), pooled (the roc_auc row: the
         pooled out-of-fold AUC beside the fold mean, a diagnostic; NaN for other metrics), added, added_low,
         added_high, added_draws and added_method (added over names, its 95% interval, its bootstrap draws and how
-        they were made, `AddedOverNames.method`; NaN / None without),
+        they were made, `AddedOverNames.method`; NaN / None without), added_skipped (why a task has none),
         data_hash (the data's id), data_tasks (how many tasks that data revision holds; NaN if unknown),
         genebench_version, date, path.
     """
@@ -601,6 +601,7 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
                 "added": added.value if has_added else np.nan, "added_low": added.low if has_added else np.nan,
                 "added_high": added.high if has_added else np.nan, "added_draws": added.draws if has_added else None,
                 "added_method": added.method if has_added else None,
+                "added_skipped": added.skipped if added is not None else None,
                 "data_hash": result.data_hash,
                 "data_tasks": data_task_count(result.provenance),
                 "genebench_version": result.genebench_version, "date": result.date, "path": path}

@@ -37,7 +37,7 @@ _DEBUG_HELP = "show tracebacks and debug logs (before or after the subcommand)"
 DESCRIPTION = """\
 genebench: does your model understand genes?
 
-Scores a model's gene representations with linear probes on 130 curated gene properties
+Scores a model's gene representations with linear probes on 124 curated gene properties
 (genomic properties, regulatory functions, localization, biological processes, protein properties).
 
 Start here:

@@ -199,6 +199,7 @@ def run_run(args: argparse.Namespace) -> int:
         paper_table,
         plot_categories,
         unconverged_note,
+        understanding_line,
     )
     from genebench.results import drop_flagged, model_dir_name
     from genebench.run_folder import scheme_folder
@@ -232,8 +233,9 @@ def run_run(args: argparse.Namespace) -> int:
     if any(skipped.values()):
         counts = ", ".join(f"{n} under {scheme} folds" for scheme, n in skipped.items() if n)
         print(f"\ntasks skipped: {counts} (reasons in their result files).")
-    if reference := names_only_note(table[table["scheme"] == "family"]):
-        print("", *reference, sep="\n")
+    family = table[table["scheme"] == "family"]
+    if line := understanding_line(family):
+        print("", line, *names_only_note(family), sep="\n")
     if note := unconverged_note(table):
         print(note)
     if not (summarised["is_main"] & summarised["converged"]).any():
