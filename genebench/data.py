@@ -32,7 +32,7 @@ from genebench.controls.stored import StoredControls
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
 from genebench.hashing import file_sha256
 from genebench.registry import unknown_name_message
-from genebench.tasks.metadata import FOLD_SCHEMES, Folds, TaskMetadata
+from genebench.tasks.metadata import FOLD_SCHEMES, Scheme, TaskMetadata
 from genebench.tasks.task import Task
 from genebench.tasks.types import task_type
 
@@ -119,24 +119,24 @@ class BenchmarkData:
         """The folder's control table (`genebench.controls.stored.CONTROL_SCORES_SCHEMA`), hash-checked."""
         return self.stored_controls.table
 
-    def controls(self, folds: Folds = "paper") -> dict[str, dict[str, float]]:
-        """Task -> control -> main score under fold scheme `folds` (`genebench.controls`); a control that could not
+    def controls(self, scheme: Scheme = "paper") -> dict[str, dict[str, float]]:
+        """Task -> control -> main score under fold scheme `scheme` (`genebench.controls`); a control that could not
         score a task is left out of its entry."""
-        return self.stored_controls.scores(_scheme(folds))
+        return self.stored_controls.scores(_scheme(scheme))
 
-    def _scheme_metadata(self, folds: Folds) -> dict[str, TaskMetadata]:
-        folds = _scheme(folds)
-        if folds not in self._by_scheme:
-            controls = self.controls(folds)
-            self._by_scheme[folds] = {name: meta.model_copy(update={"controls": controls.get(name, {})})
+    def _scheme_metadata(self, scheme: Scheme) -> dict[str, TaskMetadata]:
+        scheme = _scheme(scheme)
+        if scheme not in self._by_scheme:
+            controls = self.controls(scheme)
+            self._by_scheme[scheme] = {name: meta.model_copy(update={"controls": controls.get(name, {})})
                                       for name, meta in self._metadata.items()}
-            if folds == "family":  # family folds are verified before the first use of the scheme
+            if scheme == "family":  # family folds are verified before the first use of the scheme
                 try:
                     self._verify_family_folds()
                 except SourceFormatError:
-                    del self._by_scheme[folds]
+                    del self._by_scheme[scheme]
                     raise
-        return self._by_scheme[folds]
+        return self._by_scheme[scheme]
 
     def _verify_family_folds(self) -> None:
         """Refuse family folds that do not hold the families of the data's HGNC table out, or whose unscorable marks
@@ -155,14 +155,14 @@ class BenchmarkData:
     def _aliases(self) -> dict[str, str]:
         return {alias: meta.name for meta in self._metadata.values() for alias in meta.aliases}
 
-    def tasks(self, folds: Folds = "paper") -> list[TaskMetadata]:
-        """Metadata of every task, in family then build order, with the control scores of fold scheme `folds`."""
-        return list(self._scheme_metadata(folds).values())
+    def tasks(self, scheme: Scheme = "paper") -> list[TaskMetadata]:
+        """Metadata of every task, in family then build order, with the control scores of fold scheme `scheme`."""
+        return list(self._scheme_metadata(scheme).values())
 
-    def metadata(self, name: str, folds: Folds = "paper") -> TaskMetadata:
-        """One task's metadata, with the control scores of fold scheme `folds`; an old name resolves with a warning,
+    def metadata(self, name: str, scheme: Scheme = "paper") -> TaskMetadata:
+        """One task's metadata, with the control scores of fold scheme `scheme`; an old name resolves with a warning,
         an unknown one suggests close names."""
-        by_name = self._scheme_metadata(folds)
+        by_name = self._scheme_metadata(scheme)
         if name in by_name:
             return by_name[name]
         if name in self._aliases:
@@ -171,8 +171,8 @@ class BenchmarkData:
             return by_name[current]
         raise UnknownTaskError(unknown_name_message("task", name, [*by_name, *self._aliases]))
 
-    def control_predictions(self, task_name: str, folds: Folds = "paper") -> dict[str, np.ndarray]:
-        """Each stored control's held-out scores per row of `load_task(task_name, folds)`, as float32 (read them
+    def control_predictions(self, task_name: str, scheme: Scheme = "paper") -> dict[str, np.ndarray]:
+        """Each stored control's held-out scores per row of `load_task(task_name, scheme)`, as float32 (read them
         checked against their stored scores with `genebench.controls.covered.stored_predictions`).
 
         Shape (n_rows,) for binary and pair tasks, (n_rows, n_labels) for multi-label and categorical ones (columns
@@ -180,8 +180,8 @@ class BenchmarkData:
         multi-label columns) or log-probabilities (categorical classes): monotone in the held-out probability. A
         derived task gets its parent's column. Seeded controls (`random`) are stored as scores only.
         """
-        meta = self.metadata(task_name, folds)
-        return self.stored_controls.predictions(meta, _scheme(folds))
+        meta = self.metadata(task_name, scheme)
+        return self.stored_controls.predictions(meta, _scheme(scheme))
 
     # -- rows ----------------------------------------------------------------------------------------------
 
@@ -202,25 +202,25 @@ class BenchmarkData:
                                                      for f in files])
         return self._tables[family]
 
-    def load_task(self, name: str, folds: Folds = "paper") -> Task:
+    def load_task(self, name: str, scheme: Scheme = "paper") -> Task:
         """A task's entities, labels and folds as numpy arrays of its own (see `Task`).
 
         Args:
             name: the task (or an alias).
-            folds: "paper" (the `fold` column) or "family" (`family_fold`: gene families held out; equal to `fold`
+            scheme: "paper" (the `fold` column) or "family" (`family_fold`: gene families held out; equal to `fold`
                 for pair and train-test tasks). The metadata carries that scheme's control scores.
         """
-        meta = self.metadata(name, folds)
+        meta = self.metadata(name, scheme)
         if meta.is_derived:
-            key = (meta.parent, _scheme(folds))
+            key = (meta.parent, _scheme(scheme))
             if key not in self._parents:
-                self._parents[key] = self.load_task(meta.parent, folds)
+                self._parents[key] = self.load_task(meta.parent, scheme)
             parent = self._parents[key]
             column = parent.metadata.label_names.index(meta.label_names[1])
             return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
         if meta.family not in self._rows:
             self._rows[meta.family] = _FamilyRows.of(self._table(meta.family))
-        family, column = self._rows[meta.family], FOLD_COLUMNS[_scheme(folds)]
+        family, column = self._rows[meta.family], FOLD_COLUMNS[_scheme(scheme)]
         if column not in family.folds:
             raise SourceFormatError(f"data folder '{self.path}': family '{meta.family}' has no '{column}' column "
                                     f"(built by an older genebench); rebuild it with `genebench build`.")
@@ -285,15 +285,15 @@ FOLD_COLUMNS: dict[str, str] = {"paper": "fold", "family": "family_fold"}
 """Fold scheme -> the long layout's column that holds it."""
 
 
-def _scheme(folds: str) -> str:
-    """`folds`, once it names a fold scheme.
+def _scheme(scheme: str) -> str:
+    """`scheme`, once it names a fold scheme.
 
     Raises:
         ValueError: it does not.
     """
-    if folds not in FOLD_SCHEMES:
-        raise ValueError(f"folds: expected one of {list(FOLD_SCHEMES)}, found {folds!r}.")
-    return folds
+    if scheme not in FOLD_SCHEMES:
+        raise ValueError(f"scheme: expected one of {list(FOLD_SCHEMES)}, found {scheme!r}.")
+    return scheme
 
 
 _MANIFEST_KEYS = {"families": dict, "files": dict, "data_hash": str}

@@ -83,9 +83,9 @@ def with_flags(frame: pd.DataFrame, data) -> pd.DataFrame:
     return frame
 
 
-def describe(data, name: str, folds: str = "paper") -> str:
-    """A task's metadata with its size, fold sizes (under `folds`) and label balance."""
-    task = data.load_task(name, folds)
+def describe(data, name: str, scheme: str = "paper") -> str:
+    """A task's metadata with its size, fold sizes (under `scheme`) and label balance."""
+    task = data.load_task(name, scheme)
     meta = task.metadata
     lines = [f"{meta.name}", "=" * len(meta.name)]
     for field in ("family", "category", "type", "evaluation", "fold_scheme", "parent", "description", "notes",
@@ -95,7 +95,7 @@ def describe(data, name: str, folds: str = "paper") -> str:
             lines.append(f"{field:>15}: {value}")
     if meta.aliases:
         lines.append(f"{'aliases':>15}: {', '.join(meta.aliases)}")
-    lines.append(f"{'rows':>15}: {len(task.folds)}  ({folds} folds: "
+    lines.append(f"{'rows':>15}: {len(task.folds)}  ({scheme} folds: "
                  f"{np.bincount(task.folds[task.folds >= 0]).tolist()})")
     lines.append(f"{'symbols':>15}: {meta.symbol_report}")
     if meta.family_report:
@@ -103,7 +103,7 @@ def describe(data, name: str, folds: str = "paper") -> str:
     if meta.controls:
         scores = ", ".join(f"{control} {score:.3f}" for control, score in sorted(meta.controls.items()))
         flag = "  SHORTCUT-SOLVABLE: a control alone reaches ROC AUC 0.9" if meta.is_shortcut_solvable else ""
-        lines.append(f"{'controls':>15}: {scores} ({folds} folds){flag}")
+        lines.append(f"{'controls':>15}: {scores} ({scheme} folds){flag}")
     kind = task_type(meta.type)
     if not kind.is_classification:
         lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
