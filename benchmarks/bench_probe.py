@@ -121,7 +121,7 @@ def sklearn_scores(task: Task, embeddings: GeneEmbeddings, settings: ProbeSettin
 
     X, covered = features(task, embeddings, settings)
     X = X.astype(np.float64) if exact else X  # a float32 fit under a strong ridge rounds its scores into ties
-    y, folds = task.labels[covered], task.folds[covered]
+    y, folds = task.labels[covered], task.fold_ids[covered]
     kind = "binary" if task.metadata.type == "derived binary" else task.metadata.type
     readout = task.entities[covered, 1] if task.metadata.evaluation == "train-test" else None
     main = "auc_per_gene" if readout is not None else "roc_auc"

@@ -146,7 +146,7 @@ class BenchmarkData:
 
         families = gene_families(self.hgnc()) if "symbols/hgnc.parquet" in self.manifest["files"] else None
         for name in self._metadata:
-            paper = self.load_task(name).folds
+            paper = self.load_task(name).fold_ids
             if problem := family_fold_problem(self.load_task(name, "family"), paper, families):
                 raise SourceFormatError(f"data folder '{self.path}': task '{name}': family folds refused: {problem}; "
                                         "the data was changed after the build, rebuild it with `genebench build`.")
@@ -203,7 +203,7 @@ class BenchmarkData:
         return self._tables[family]
 
     def load_task(self, name: str, scheme: Scheme = "paper") -> Task:
-        """A task's entities, labels and folds as numpy arrays of its own (see `Task`).
+        """A task's entities, labels and fold ids as numpy arrays of its own (see `Task`).
 
         Args:
             name: the task (or an alias).
@@ -217,17 +217,17 @@ class BenchmarkData:
                 self._parents[key] = self.load_task(meta.parent, scheme)
             parent = self._parents[key]
             column = parent.metadata.label_names.index(meta.label_names[1])
-            return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
+            return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.fold_ids)
         if meta.family not in self._rows:
             self._rows[meta.family] = _FamilyRows.of(self._table(meta.family))
         family, column = self._rows[meta.family], FOLD_COLUMNS[_scheme(scheme)]
-        if column not in family.folds:
+        if column not in family.fold_ids:
             raise SourceFormatError(f"data folder '{self.path}': family '{meta.family}' has no '{column}' column "
                                     f"(built by an older genebench); rebuild it with `genebench build`.")
         rows = family.rows.get(meta.name, np.zeros(0, dtype=np.intp))
         entities = np.stack([family.entity[rows], family.entity_2[rows]], axis=1) if len(meta.entity_types) == 2 \
             else family.entity[rows]
-        return Task(meta, entities, family.labels(meta, rows), family.folds[column][rows].astype(np.int64))
+        return Task(meta, entities, family.labels(meta, rows), family.fold_ids[column][rows].astype(np.int64))
 
     def auxiliary(self, family: str, name: str) -> pd.DataFrame:
         """A family's auxiliary table, e.g. `auxiliary("opentargets", "diseases")` (id, name, description).
@@ -364,7 +364,7 @@ class _FamilyRows:
         label_codes, label_values: every row's labels, flattened, as codes into `label_values` (str).
         label_starts, label_counts: where each row's labels begin in `label_codes`, and how many it has.
         value: each row's continuous target (float64).
-        folds: fold column (`FOLD_COLUMNS`' values) -> each row's fold, for the columns the table has.
+        fold_ids: fold column (`FOLD_COLUMNS`' values) -> each row's fold, for the columns the table has.
     """
 
     rows: dict[str, np.ndarray]
@@ -375,7 +375,7 @@ class _FamilyRows:
     label_starts: np.ndarray
     label_counts: np.ndarray
     value: np.ndarray
-    folds: dict[str, np.ndarray]
+    fold_ids: dict[str, np.ndarray]
 
     @classmethod
     def of(cls, table: pa.Table) -> _FamilyRows:
@@ -390,7 +390,7 @@ class _FamilyRows:
                    entity_2=partners[partner_codes], label_codes=label_codes, label_values=label_values,
                    label_starts=np.cumsum(counts) - counts, label_counts=counts,
                    value=table["value"].to_numpy().astype(np.float64),
-                   folds={c: table[c].to_numpy() for c in FOLD_COLUMNS.values() if c in table.column_names})
+                   fold_ids={c: table[c].to_numpy() for c in FOLD_COLUMNS.values() if c in table.column_names})
 
     def labels(self, meta: TaskMetadata, rows: np.ndarray) -> np.ndarray:
         """The label array of `meta`'s task on `rows` (by its type's target): class indices into its label names,

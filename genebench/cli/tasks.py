@@ -95,8 +95,8 @@ def describe(data, name: str, scheme: str = "paper") -> str:
             lines.append(f"{field:>15}: {value}")
     if meta.aliases:
         lines.append(f"{'aliases':>15}: {', '.join(meta.aliases)}")
-    lines.append(f"{'rows':>15}: {len(task.folds)}  ({scheme} folds: "
-                 f"{np.bincount(task.folds[task.folds >= 0]).tolist()})")
+    lines.append(f"{'rows':>15}: {len(task.fold_ids)}  ({scheme} folds: "
+                 f"{np.bincount(task.fold_ids[task.fold_ids >= 0]).tolist()})")
     lines.append(f"{'symbols':>15}: {meta.symbol_report}")
     if meta.family_report:
         lines.append(f"{'families':>15}: {meta.family_report}")
@@ -111,5 +111,5 @@ def describe(data, name: str, scheme: str = "paper") -> str:
     counts = kind.class_matrix(task.labels, len(meta.label_names)).sum(axis=0)
     lines.append(f"{'labels':>15}:")
     for label, count in sorted(zip(meta.label_names, counts), key=lambda item: -item[1]):
-        lines.append(f"{'':>17}{count:>7}  {count / len(task.folds):6.1%}  {label}")
+        lines.append(f"{'':>17}{count:>7}  {count / len(task.fold_ids):6.1%}  {label}")
     return "\n".join(lines)

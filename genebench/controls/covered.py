@@ -38,9 +38,9 @@ def score_values(task: Task, values: np.ndarray, rows: np.ndarray | None = None)
         values: shape (n_rows,) or (n_rows, n_columns), the stored predictions of every row.
         rows: indices of the rows to score.
     """
-    values = np.asarray(values, dtype=np.float64).reshape(len(task.folds), -1)
-    rows = np.arange(len(task.folds)) if rows is None else np.asarray(rows)
-    folds = np.asarray(task.folds)
+    values = np.asarray(values, dtype=np.float64).reshape(len(task.fold_ids), -1)
+    rows = np.arange(len(task.fold_ids)) if rows is None else np.asarray(rows)
+    folds = np.asarray(task.fold_ids)
     rows = rows[(folds[rows] >= 0) & ~np.isnan(values[rows]).any(axis=1)]
     values, labels, folds = values[rows], task.labels[rows], folds[rows]
     if not len(rows) or len(np.unique(folds)) <= int(folds.max()):
