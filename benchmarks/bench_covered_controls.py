@@ -9,7 +9,7 @@ families (humantfs, hgnc, genecorpus, gene2gene, reactome, hpa: 64 tasks with de
 and largest difference of the best control between the two, and the seconds of each with their ratio.
 
     python benchmarks/bench_covered_controls.py [--table minilm_hgnc_names.parquet]
-        [--folds paper family] [--data DIR]
+        [--scheme paper family] [--data DIR]
 
 Without the table, the genes of the selected tasks stand in for it (only its gene set matters here).
 """
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--table", type=Path, default=None,
                         help="a full embedding table (`genebench encode ... --out FILE`); its genes are covered")
     parser.add_argument("--coverage", type=float, default=0.96, help="share of the table's genes kept")
-    parser.add_argument("--folds", nargs="+", default=["paper"], choices=("paper", "family"))
+    parser.add_argument("--scheme", dest="folds", nargs="+", default=["paper"], choices=("paper", "family"))
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     data = BenchmarkData(args.data)

@@ -1,5 +1,5 @@
-"""What scoring family folds costs: one model, about ten tasks of every type, `genebench run --folds paper` against
-`--folds paper family` (the family run adds added over names), each a fresh process, measured in the same run.
+"""What scoring family folds costs: one model, about ten tasks of every type, `genebench run --scheme paper` against
+`--scheme paper family` (the family run adds added over names), each a fresh process, measured in the same run.
 
 Target (issue 22): scoring both schemes costs at most 2.1x the paper scheme alone.
 
@@ -49,7 +49,7 @@ def timed_run(table: Path, tasks: list[str], folds: list[str], out: Path, cache:
     """Wall and CPU seconds (user + system, the process and its threads) of one `genebench run` process. On a
     machine shared with other work, CPU seconds are the steadier figure."""
     command = [sys.executable, "-m", "genebench.cli", "run", "--input", "precomputed", "--model", str(table),
-               "--name", "bench/folds", "--tasks", *tasks, "--folds", *folds, "--out", str(out)]
+               "--name", "bench/folds", "--tasks", *tasks, "--scheme", *folds, "--out", str(out)]
     before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    env={**os.environ, "GENEBENCH_CACHE": str(cache)})

@@ -1,10 +1,10 @@
 """The whole `genebench run` on a precomputed 384-d CSV table, as a process, with its phases: paper folds alone and
 both fold schemes, at full and 96% coverage.
 
-Targets (issue #23, on 2 cores): the whole run over all tasks under the paper's folds (`--folds paper`) <= 20 s with
+Targets (issue #23, on 2 cores): the whole run over all tasks under the paper's folds (`--scheme paper`) <= 20 s with
 a table covering every gene and <= 24 s at 96% coverage; on the 64 paper tasks (families humantfs, hgnc,
 genecorpus, gene2gene, reactome, hpa), 96% costs <= 1.3x full; `import genebench` <= 1.0 s; a 20,000 x 384 CSV
-read <= 1.0 s. Issue #22: scoring both fold schemes (`--folds paper family`, the default) costs <= 2.1x the paper
+read <= 1.0 s. Issue #22: scoring both fold schemes (`--scheme paper family`, the default) costs <= 2.1x the paper
 folds alone. Baselines measured in the same run: the full-coverage run (for the 96% ratio), the paper-only run
 (for the both-schemes ratio), `python -c pass` (for the import), and pandas' `read_csv` of the same file (for the
 table read). The four runs of a task set are interleaved, `--repeat` rounds of them, so load drifts reach each
@@ -93,7 +93,7 @@ def run_process(table: Path, out: Path, tasks: str, data_dir: Path | None, folds
     selection = ["--family", *PAPER_FAMILIES] if tasks == "paper" else []
     selection += ["--data", str(data_dir)] if data_dir else []
     command = [sys.executable, "-c", CHILD, "run", "--model", str(table), "--input", "precomputed", "--name",
-               "bench/table", "--folds", *folds, "--out", str(out), "--debug", *selection]
+               "bench/table", "--scheme", *folds, "--out", str(out), "--debug", *selection]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=ROOT)
     wall = time.perf_counter() - start

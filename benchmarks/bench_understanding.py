@@ -46,7 +46,7 @@ BASELINE, METHOD = "gene bootstrap", "family bootstrap, slopes refitted"
 def probed(data: BenchmarkData, tasks: list[Task], embeddings: GeneEmbeddings) -> list[TaskScores]:
     """Every task's held-out scores under family folds (the skipped left out)."""
     partners = partner_embeddings(tasks, embeddings, data, None)
-    scored = iter_task_scores(tasks, embeddings, ProbeSettings(folds="family"), partner_embeddings=partners)
+    scored = iter_task_scores(tasks, embeddings, ProbeSettings(scheme="family"), partner_embeddings=partners)
     return [scores for scores in scored if scores.skipped is None and scores.rows is not None]
 
 

@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from genebench.catalogue import TaskSelection
 from genebench.errors import ConfigError, GenebenchError
@@ -19,7 +28,7 @@ if TYPE_CHECKING:
     from genebench.probe.settings import ProbeSettings
 
 SCHEMES = ("paper", "family")
-"""The fold schemes, the headline first (`genebench.probe.settings.Folds`)."""
+"""The fold schemes, the headline first (`genebench.tasks.metadata.Folds`)."""
 EXAMPLE = "{model: sentence-transformers/all-MiniLM-L6-v2, input: description, adapter: {batch_size: 8}}"
 """A valid model entry, shown beside a refused key."""
 
@@ -44,14 +53,16 @@ class RunConfig(BaseModel):
         input: an input kind of `genebench.inputs.ADAPTERS`.
         name: the id results are filed under, 'org/name' (default: the Hub id; `genebench/<baseline>`);
             required for precomputed tables and local folders.
-        revision: model revision (commit, tag or branch).
+        revision: the model's revision (commit, tag or branch; `--model-revision`), recorded in results as
+            `model.revision` and shown in results tables as `model_revision`.
         adapter: the input kind's options (pooling, description source, region, vocabulary, ...).
         probe: probe settings (`genebench.probe.ProbeSettings` fields).
         include_genes / exclude_genes: files of symbols (one per line) restricting every task's genes.
         common_with: embedding files whose genes every task is restricted to, so models compare on one set.
         reference / license / n_parameters / modality: metadata shown on the leaderboard.
-        folds: the fold schemes to score, each a run of its own: "paper" (the paper's folds, the headline, in the
-            folder itself) and "family" (gene families held out, in its `folds-family/` sub-folder); default both.
+        schemes: the fold schemes to score (`--scheme`; older files say `folds`), each a run of its own: "paper"
+            (the paper's folds, the headline, in the folder itself) and "family" (gene families held out, in its
+            `folds-family/` sub-folder); default both.
         tasks: the task selection (`TaskSelection`: tasks, family, category, type, no_derived; default every task),
             saved in `run_config.yaml` so `--config` repeats the same tasks; a list of names is `{tasks: [...]}`.
     """
@@ -71,7 +82,8 @@ class RunConfig(BaseModel):
     license: str | None = None
     n_parameters: int | None = Field(default=None, ge=0)
     modality: str | None = None
-    folds: list[Literal["paper", "family"]] = Field(default_factory=lambda: list(SCHEMES), min_length=1)
+    schemes: list[Literal["paper", "family"]] = Field(default_factory=lambda: list(SCHEMES), min_length=1,
+                                                      validation_alias=AliasChoices("schemes", "folds"))
     tasks: TaskSelection = Field(default_factory=TaskSelection)
 
     @field_validator("tasks", mode="before")
@@ -79,12 +91,12 @@ class RunConfig(BaseModel):
     def _names(cls, value: Any) -> Any:
         return {"tasks": [value] if isinstance(value, str) else value} if isinstance(value, (str, list)) else value
 
-    @field_validator("folds", mode="before")
+    @field_validator("schemes", mode="before")
     @classmethod
     def _one_scheme(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
-    @field_validator("folds")
+    @field_validator("schemes")
     @classmethod
     def _paper_first(cls, value: list[str]) -> list[str]:
         return [scheme for scheme in SCHEMES if scheme in value]  # each once, the headline first
@@ -122,8 +134,9 @@ class RunConfig(BaseModel):
             self.model = ADAPTERS[self.input].default_model
             if self.model is None:
                 raise ValueError(f"--input {self.input} needs --model (a Hub id, local folder or table file)")
-        if "folds" in self.probe:
-            raise ValueError("probe.folds: the fold schemes are set with 'folds' (--folds), e.g. folds: [paper]")
+        if scheme := next((key for key in ("scheme", "folds") if key in self.probe), None):
+            raise ValueError(f"probe.{scheme}: the fold schemes are set with 'schemes' (--scheme), e.g. "
+                             "schemes: [paper]")
         known = probe_keys()
         unknown = [key for key in self.probe if key not in known]
         if unknown:
@@ -151,7 +164,7 @@ class RunConfig(BaseModel):
             raise GenebenchError(f"{source}: {first_error(exc, keys, example)}") from None
 
     def probe_settings(self, scheme: str | None = None) -> ProbeSettings:
-        """The checked `ProbeSettings` of `probe` under one fold scheme (default: the headline, `folds[0]`).
+        """The checked `ProbeSettings` of `probe` under one fold scheme (default: the headline, `schemes[0]`).
 
         Raises:
             GenebenchError: an unknown or out-of-range probe setting.
@@ -159,7 +172,7 @@ class RunConfig(BaseModel):
         from genebench.probe.settings import ProbeSettings
 
         try:
-            return ProbeSettings(**self.probe, folds=scheme or self.folds[0])
+            return ProbeSettings(**self.probe, scheme=scheme or self.schemes[0])
         except (TypeError, ValueError) as exc:
             raise GenebenchError(f"probe settings {self.probe}: {exc}") from exc
 
@@ -205,7 +218,7 @@ class RunConfig(BaseModel):
         from genebench.inputs import options
 
         record = self.to_dict()
-        del record["folds"]  # each result's scheme is its probe's, so one scheme's results do not depend on the other
+        del record["schemes"]  # each result's scheme is its probe's, so one scheme's results do not depend on the other
         del record["tasks"]  # nor on which other tasks the run scored
         record["model"] = _public(self.model)
         for key in ("include_genes", "exclude_genes"):
@@ -217,12 +230,12 @@ class RunConfig(BaseModel):
 
 
 def probe_keys() -> list[str]:
-    """The keys of `probe:` in a model YAML: `ProbeSettings`' fields but `folds` (set by `folds:`)."""
+    """The keys of `probe:` in a model YAML: `ProbeSettings`' fields but `scheme` (set by `schemes:`)."""
     from dataclasses import fields
 
     from genebench.probe.settings import ProbeSettings
 
-    return sorted(field.name for field in fields(ProbeSettings) if field.name != "folds")
+    return sorted(field.name for field in fields(ProbeSettings) if field.name != "scheme")
 
 
 NESTED = {"adapter": (lambda: list(adapter_settings_model().model_fields), "adapter: {pooling: mean}"),

@@ -459,10 +459,11 @@ def metadata_record(meta: TaskMetadata) -> dict[str, Any]:
 _OPENED: dict[tuple[str, str | None], BenchmarkData] = {}
 
 
-def open_data(data: str | Path | None = None, *, revision: str | None = None) -> BenchmarkData:
-    """Open built data: a local folder, a Hub dataset id (at `revision`), or by default the bundled snapshot.
+def open_data(data: str | Path | None = None, *, hub_revision: str | None = None) -> BenchmarkData:
+    """Open built data: a local folder, a Hub dataset id (at `hub_revision`: a branch, tag or commit of the Hub
+    repository), or by default the bundled snapshot.
 
-    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, revision). The result's
+    `$GENEBENCH_DATA` overrides the default. Opened folders are cached per (location, hub_revision). The result's
     `.path` is its folder (for the Hub, the local download), `.data_hash` the id that every
     result records and `genebench run` prints.
 
@@ -471,7 +472,7 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
         'snapshot'
     """
     location = str(data or os.environ.get(ENV_DATA) or SNAPSHOT_DIR)
-    key = (location, revision)
+    key = (location, hub_revision)
     if key not in _OPENED:
         path = Path(location)
         if (path / "__init__.py").is_file() or ("/" not in location and not path.exists()):
@@ -486,11 +487,11 @@ def open_data(data: str | Path | None = None, *, revision: str | None = None) ->
                 f"no genebench data at '{location}'; build it with `genebench build --out DIR` and pass --data DIR."
             )
         else:
-            _OPENED[key] = _from_hub(location, revision)
+            _OPENED[key] = _from_hub(location, hub_revision)
     return _OPENED[key]
 
 
-def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
+def _from_hub(repo_id: str, hub_revision: str | None) -> BenchmarkData:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, HFValidationError, LocalEntryNotFoundError
 
@@ -498,7 +499,8 @@ def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
 
     unreachable = "HF_HUB_OFFLINE is set" if hub_offline() else unreachable_reason(hub_endpoint())
     try:  # the Hub unreachable: the local copy only, at once, instead of minutes of retries
-        path = snapshot_download(repo_id, repo_type="dataset", revision=revision, local_files_only=bool(unreachable))
+        path = snapshot_download(repo_id, repo_type="dataset", revision=hub_revision,
+                                 local_files_only=bool(unreachable))
     except HFValidationError as exc:
         raise MissingSourceError(
             f"data '{repo_id}': neither a local folder nor a valid Hub dataset id ({exc})."
@@ -510,4 +512,4 @@ def _from_hub(repo_id: str, revision: str | None) -> BenchmarkData:
             f"data '{repo_id}': not a local folder, and {where}; check the id and your network, or pass a local "
             "folder."
         ) from exc
-    return BenchmarkData(path, hub_id=repo_id, hub_revision=revision)
+    return BenchmarkData(path, hub_id=repo_id, hub_revision=hub_revision)

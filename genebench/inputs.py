@@ -65,7 +65,7 @@ TRUST_REMOTE_CODE = Option("trust_remote_code", "allow the model's own Python co
                                                 "DNABERT-2, HyenaDNA)", type=bool)
 MAX_LENGTH = Option("max_length", "tokens per chunk of a long sequence (default: the model's context)", type=int)
 HF = (POOLING, DEVICE, DTYPE, BATCH_SIZE, TRUST_REMOTE_CODE)
-"""The options every Hugging Face encoder takes (the model revision is `--revision`, for every input kind)."""
+"""The options every Hugging Face encoder takes (the model revision is `--model-revision`, for every input kind)."""
 
 SOURCE = Option("source", "description text: bundled RefSeq summaries (default), live NCBI, HGNC names, or a CSV",
                 choices=("refseq", "ncbi", "hgnc", "csv"), flag="--description-source")

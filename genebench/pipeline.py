@@ -154,7 +154,7 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     interrupted run only computes what is missing, and never rewrites a kept file.
 
     Args:
-        tasks: the tasks to score, loaded with the folds of `context.settings.folds`.
+        tasks: the tasks to score, loaded with the folds of `context.settings.scheme`.
         embeddings: gene symbol -> vector table, with its `ModelInfo` as `model` (what every adapter returns).
         out_dir: the results root (see `genebench.results.write_result`).
         context: what the run's tasks share.
@@ -178,21 +178,21 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     results: dict[str, TaskResult] = {}
     for task in tasks:
         kept = folder.kept(result_path(out_dir, model, task.name), provenance=provenance, config=config)
-        if kept is not None and (data is None or controls_current(kept, data, task, settings.folds)):
+        if kept is not None and (data is None or controls_current(kept, data, task, settings.scheme)):
             results[task.name] = kept
     pending = [task for task in tasks if task.name not in results]
     taken = {task.name: found for task in pending if shared is not None and (found := shared.take(task)) is not None}
     probed = [task for task in pending if task.name not in taken]
     needed = {task.metadata.parent for task in probed if task.metadata.parent}
     parents = [task for task in tasks if task.name in needed and task.name in results]
-    logger.info("%s folds: %s to score, %d already done", settings.folds, counted(len(pending), "task"), len(results))
+    logger.info("%s folds: %s to score, %d already done", settings.scheme, counted(len(pending), "task"), len(results))
 
     def finish(scores: TaskScores) -> TaskResult:  # on a pool thread, while this one takes the next scores
         with timer.phase("controls"):
-            extra = _against_controls(scores, data, settings.folds) if data is not None else {}
+            extra = _against_controls(scores, data, settings.scheme) if data is not None else {}
         return to_result(scores, model=model, probe=probe, provenance=provenance, config=config, **extra)
 
-    counter = progress_counter(len(pending), f"probing ({settings.folds} folds)", "task",
+    counter = progress_counter(len(pending), f"probing ({settings.scheme} folds)", "task",
                                enabled=context.progress and bool(pending))
     with counter as bar, core_threads() as pool:
         scorer = engine.iter_task_scores if engine is not None else iter_task_scores
@@ -256,7 +256,7 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         overwrite: OverwriteStrategy | str = OverwriteStrategy.ONLY_MISSING, progress: bool = True,
         engine: RayEngine | None = None) -> Run:
     """Select, restrict, encode, build partner vectors, probe and write: the whole main job, under each fold scheme
-    of `config.folds` (one run each, in `scheme_folder(out, scheme)`; the genes are encoded once).
+    of `config.schemes` (one run each, in `scheme_folder(out, scheme)`; the genes are encoded once).
 
     Each scheme's run identity is made once, from the model's record before anything is encoded, and its folder
     is checked against it (`RunFolder.check`). The run's config is saved once the model has encoded, so a failed
@@ -271,19 +271,19 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
         with timer.phase("read"):
             model = model_record(encoder.meta.keyed(), config)  # a bad model id fails here, before any task loads
         folders = {scheme: RunFolder(scheme_folder(out, scheme), RunIdentity.of_run(
-            model, config.probe_settings(scheme).to_dict(), data.provenance), overwrite) for scheme in config.folds}
+            model, config.probe_settings(scheme).to_dict(), data.provenance), overwrite) for scheme in config.schemes}
         for folder in folders.values():
             folder.check(config)
         with timer.phase("select"):
-            tasks = {scheme: select_tasks(data, task_names, scheme) for scheme in config.folds}
-            genes = task_genes(tasks[config.folds[0]])
+            tasks = {scheme: select_tasks(data, task_names, scheme) for scheme in config.schemes}
+            genes = task_genes(tasks[config.schemes[0]])
             kept = restrict(genes, include_genes=config.include_genes, exclude_genes=config.exclude_genes,
                             common_with=config.common_with)
         with timer.phase("read"):
             embeddings = encode(config, data, kept, encoder)
         logger.info(coverage_line(embeddings, len(genes)))
         with timer.phase("partners"):
-            partners = partner_embeddings(tasks[config.folds[0]], embeddings, data, encoder)
+            partners = partner_embeddings(tasks[config.schemes[0]], embeddings, data, encoder)
         by_scheme, shared = {}, SharedScores(shared_tasks(tasks)) if len(tasks) > 1 else None
         for scheme, folder in folders.items():
             folder.save_config(config)
@@ -291,5 +291,5 @@ def run(config: RunConfig, data: BenchmarkData, task_names: Sequence[str], out: 
                 data.provenance, config.probe_settings(scheme), config.record(), overwrite, progress, partners, engine,
                 data, timer, shared))
     seconds = {phase: round(timer.seconds.get(phase, 0.0), 3) for phase in PHASES}
-    return Run(results=by_scheme[config.folds[0]], model=embeddings.model, embeddings=embeddings, partners=partners,
+    return Run(results=by_scheme[config.schemes[0]], model=embeddings.model, embeddings=embeddings, partners=partners,
                by_scheme=by_scheme, n_genes=len(genes), seconds=seconds)

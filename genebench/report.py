@@ -55,12 +55,12 @@ def fit_line(text: str) -> str:
 
 
 def _labelled(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` with a display name per model: its id, plus `@revision` where one id has several revisions."""
+    """`results` with a display name per model: its id, plus `@<model_revision>` where one id has several revisions."""
     if "label" in results:
         return results
-    revisions = results.groupby("model")["revision"].nunique()
+    revisions = results.groupby("model")["model_revision"].nunique()
     return results.assign(label=[m if revisions[m] == 1 else f"{m}@{r[:8]}"
-                                 for m, r in zip(results["model"], results["revision"])])
+                                 for m, r in zip(results["model"], results["model_revision"])])
 
 
 def pair_of_models(results: pd.DataFrame, a: str | None, b: str | None) -> tuple[str, str]:
@@ -85,32 +85,32 @@ def by_scheme(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     (a scheme whose every task was skipped, e.g. HLA alone under family folds, is left out), else every scheme
     present."""
     labelled = _labelled(results)
-    folds = labelled["folds"] if "folds" in labelled else pd.Series("paper", index=labelled.index)
-    present = {scheme: labelled[folds == scheme] for scheme in FOLD_SCHEMES if (folds == scheme).any()}
+    column = labelled["scheme"] if "scheme" in labelled else pd.Series("paper", index=labelled.index)
+    present = {scheme: labelled[column == scheme] for scheme in FOLD_SCHEMES if (column == scheme).any()}
     scored = {scheme: rows for scheme, rows in present.items()
               if (rows["is_main"].astype(bool) & rows["mean"].notna()).any()}
     return scored or present
 
 
-def select_scheme(results: pd.DataFrame, folds: str | None) -> pd.DataFrame:
-    """`results` of one fold scheme (`folds`), or all of them (None).
+def select_scheme(results: pd.DataFrame, scheme: str | None) -> pd.DataFrame:
+    """`results` of one fold scheme, or all of them (None).
 
     Raises:
         ResultsError: no result of that scheme.
     """
-    if folds is None:
+    if scheme is None:
         return results
     schemes = by_scheme(results)
-    if folds in schemes:
-        return schemes[folds]
-    skipped = results[results["folds"] == folds] if "folds" in results else results.iloc[:0]
+    if scheme in schemes:
+        return schemes[scheme]
+    skipped = results[results["scheme"] == scheme] if "scheme" in results else results.iloc[:0]
     if len(skipped):
         first = skipped.iloc[0]
-        raise ResultsError(f"--folds {folds}: expected scored results under {folds} folds, found only skipped tasks "
+        raise ResultsError(f"--scheme {scheme}: expected scored results under {scheme} folds, found only skipped tasks "
                            f"({skipped['task'].nunique()}; '{first['task']}': {first['skipped']}); run tasks that "
-                           f"{folds} folds can score, or leave out --folds.")
-    raise ResultsError(f"--folds {folds}: expected results scored under {folds} folds, found only "
-                       f"{sorted(schemes) or 'none'}; run the model with --folds {folds} first.")
+                           f"{scheme} folds can score, or leave out --scheme.")
+    raise ResultsError(f"--scheme {scheme}: expected results scored under {scheme} folds, found only "
+                       f"{sorted(schemes) or 'none'}; run the model with --scheme {scheme} first.")
 
 
 def main_scores(results: pd.DataFrame, *, unconverged: bool = False) -> pd.DataFrame:
@@ -153,7 +153,7 @@ def flagged_note(results: pd.DataFrame, *, excluded: bool) -> str:
     action = ("left out of every summary, under both schemes (--exclude-flagged: a task a control solves under "
               "either scheme)" if excluded else "--exclude-flagged leaves them out of both schemes' summaries")
     return (f"\nshortcut-solvable (a control reaches ROC AUC {SHORTCUT_AUC}): {'; '.join(counts)}.\n"
-            f"`genebench tasks --flagged [--folds family]` lists them; {action}.")
+            f"`genebench tasks --flagged [--scheme family]` lists them; {action}.")
 
 
 def unconverged_note(results: pd.DataFrame) -> str:
@@ -249,7 +249,7 @@ def category_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def _section(own: pd.DataFrame, family: pd.DataFrame | None) -> pd.DataFrame:
     """`category_table` over the runs of `own` (one fold scheme), with `family`'s scores beside when given."""
-    scheme = str(own["folds"].iat[0]) if "folds" in own else "paper"
+    scheme = str(own["scheme"].iat[0]) if "scheme" in own else "paper"
     scored = main_scores(own)
     summary = summary_table(scored.assign(model=scored["label"]))
     table = summary.pivot_table(index="model", columns="group", values="cell", aggfunc="first")
@@ -324,7 +324,7 @@ def understanding_left_out(rows: pd.DataFrame) -> list[list[str]]:
 def understanding_note(results: pd.DataFrame) -> str:
     """Lines naming the tasks understanding (family folds) leaves out and why (`understanding_left_out`), the first
     5; "" without family-fold results or when it leaves none out."""
-    family = results[results["folds"] == "family"] if "folds" in results else results.iloc[:0]
+    family = results[results["scheme"] == "family"] if "scheme" in results else results.iloc[:0]
     out = understanding_left_out(family)
     if not out:
         return ""
@@ -766,21 +766,21 @@ class Comparison:
     losses: int
     largest: pd.DataFrame
     standings: tuple[Standing, Standing]
-    folds: str = "paper"
+    scheme: str = "paper"
     family: list[str] = field(default_factory=list)
 
     def to_text(self) -> str:
         """A short human-readable summary."""
         lines = [
-            *(f"{name}: {s.tasks_label} tasks ({self.folds} folds), coverage {s.coverage:.1%}"
+            *(f"{name}: {s.tasks_label} tasks ({self.scheme} folds), coverage {s.coverage:.1%}"
               + (f" ({s.note})" if s.note else "")
               for name, s in zip("AB", self.standings)),
-            f"A = {self.a}, B = {self.b}: {self.n_tasks} shared tasks ({self.folds} folds)",
-            f"mean AUC difference ({self.folds} folds, A - B, one vote per multi-label parent): "
+            f"A = {self.a}, B = {self.b}: {self.n_tasks} shared tasks ({self.scheme} folds)",
+            f"mean AUC difference ({self.scheme} folds, A - B, one vote per multi-label parent): "
             f"{self.mean_difference:+.4f}  95% bootstrap CI [{self.ci_low:+.4f}, "
             f"{self.ci_high:+.4f}]",
             f"A wins {self.wins}, ties {self.ties} (|diff| < {TIE}), loses {self.losses}",
-            f"mean lift over the best control ({self.folds} folds): A {format_lift(self.mean_lift_a)}, "
+            f"mean lift over the best control ({self.scheme} folds): A {format_lift(self.mean_lift_a)}, "
             f"B {format_lift(self.mean_lift_b)}",
             *self.family,
             "", "tasks where they differ most:", self.largest.to_markdown(index=False, floatfmt=".3f"),
@@ -817,7 +817,7 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
         raise ResultsError(f"expected two different models, found '{a}' as both --a and --b; name another "
                            "model as --b.")
     schemes = by_scheme(results)
-    folds, primary = next(iter(schemes.items())) if schemes else ("paper", results)
+    scheme, primary = next(iter(schemes.items())) if schemes else ("paper", results)
     scored = main_scores(primary)
     known = sorted(set(scored["label"]))
     for name in (a, b):
@@ -848,7 +848,7 @@ def compare(results: pd.DataFrame, a: str, b: str, *, n_boot: int = 10_000, top:
         wins=int((diff >= TIE).sum()), ties=int((np.abs(diff) < TIE).sum()), losses=int((diff <= -TIE).sum()),
         largest=largest.reset_index(),
         standings=tuple(next(s for s in run_standings(primary) if s.run == name) for name in (a, b)),
-        folds=folds, family=family_lines(schemes["family"], a, b) if "family" in schemes else [],
+        scheme=scheme, family=family_lines(schemes["family"], a, b) if "family" in schemes else [],
     )
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from genebench.atomic import write_atomic
 from genebench.comparability import data_hash_of, data_task_count
@@ -83,9 +83,8 @@ class TaskResult(BaseModel):
     genebench_version: str
     task: TaskMetadata
     provenance: dict[str, Any] = Field(
-        validation_alias=AliasChoices("provenance", "dataset_revision"),
         description="Where the data came from (`BenchmarkData.provenance`): its `data_hash`, task count, Hub id and "
-        "revision, and source versions. Older files name it `dataset_revision`; both are read."
+        "Hub revision, and source versions."
     )
     model: ModelInfo
     probe: dict[str, Any] = Field(description="Probe settings: C, tol, max_iter, pair mode, ...")
@@ -114,6 +113,12 @@ class TaskResult(BaseModel):
         "the leaderboard."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _upgraded(cls, document: Any) -> Any:
+        """Older files under today's names (`upgraded`)."""
+        return upgraded(document) if isinstance(document, dict) else document
+
     @model_validator(mode="after")
     def _checked(self) -> TaskResult:
         """The one set of result checks every reader applies: see `result_problem`."""
@@ -141,9 +146,9 @@ class TaskResult(BaseModel):
         return best_of(self.controls)
 
     @property
-    def folds(self) -> str:
-        """The fold scheme it was scored under ("paper" or "family", `ProbeSettings.folds`)."""
-        return str(self.probe.get("folds", "paper"))
+    def scheme(self) -> str:
+        """The fold scheme it was scored under ("paper" or "family", `ProbeSettings.scheme`)."""
+        return str(self.probe.get("scheme", "paper"))
 
     @property
     def data_hash(self) -> str:
@@ -153,7 +158,7 @@ class TaskResult(BaseModel):
     @property
     def identity(self) -> RunIdentity:
         """The identity of the run it came from. Results of two identities are never summarised together."""
-        return RunIdentity(model=self.model.id, revision=self.model.revision, vectors=self.model.cache_key,
+        return RunIdentity(model=self.model.id, model_revision=self.model.revision, vectors=self.model.cache_key,
                            probe=dict(self.probe), data=self.data_hash)
 
     @property
@@ -165,6 +170,28 @@ class TaskResult(BaseModel):
     def run_id(self) -> str:
         """A short hash of `identity`."""
         return self.identity.run_id
+
+
+RENAMED = {"dataset_revision": "provenance"}
+"""Result fields renamed since files were first written: old name -> today's."""
+RENAMED_PROBE = {"folds": "scheme"}
+"""`probe` settings renamed since files were first written: old name -> today's."""
+
+
+def upgraded(document: dict[str, Any]) -> dict[str, Any]:
+    """A result document under today's names (`RENAMED`, `RENAMED_PROBE`), so older files read as new ones do: the
+    one place old names are known. An old name beside its new one is kept as it is (and a result refuses it).
+
+    Examples:
+        >>> upgraded({"dataset_revision": {"data_hash": "ab"}, "probe": {"C": 1.0, "folds": "family"}})
+        {'provenance': {'data_hash': 'ab'}, 'probe': {'C': 1.0, 'scheme': 'family'}}
+    """
+    out = {RENAMED.get(key, key) if RENAMED.get(key) not in document else key: value
+           for key, value in document.items()}
+    if isinstance(probe := out.get("probe"), dict):
+        out["probe"] = {RENAMED_PROBE.get(key, key) if RENAMED_PROBE.get(key) not in probe else key: value
+                        for key, value in probe.items()}
+    return out
 
 
 def recorded_convergence(diagnostics: dict[str, Any]) -> bool:
@@ -261,8 +288,8 @@ def added_problem(added: AddedOverNames) -> str | None:
 def identity_difference(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
     """How two run identities differ, in words: `probe C 100 vs 0.01; data revision a vs b`."""
     parts = []
-    for key, label in (("model", "model"), ("revision", "revision"), ("vectors", "vectors (adapter settings)"),
-                       ("data", "data revision")):
+    for key, label in (("model", "model"), ("model_revision", "model revision"),
+                       ("vectors", "vectors (adapter settings)"), ("data", "data revision")):
         if key in mine and key in theirs and mine[key] != theirs[key]:
             parts.append(f"{label} {mine[key]} vs {theirs[key]}")
     if "probe" in mine and "probe" in theirs:
@@ -370,12 +397,12 @@ def read_result(path: str | Path) -> TaskResult:
                            "otherwise move it out of the results folder.") from exc
 
 
-_COLUMNS = ["model", "revision", "input", "folds", "task", "family", "category", "type", "parent", "metric", "is_main",
-            "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
+_COLUMNS = ["model", "model_revision", "input", "scheme", "task", "family", "category", "type", "parent", "metric",
+            "is_main", "mean", "std", "n_folds", "n_covered", "n_task", "coverage", "skipped", "lift", "best_control",
             "best_control_score", "is_flagged", "converged", "name_control", "incomplete", "dominant_family", "pooled",
             "added", "added_low", "added_high", "added_draws", "added_method", "data_hash", "data_tasks",
             "genebench_version", "date", "path"]
-_KEY = ["model", "revision", "folds", "task", "metric"]
+_KEY = ["model", "model_revision", "scheme", "task", "metric"]
 _DTYPES = {"is_main": bool, "mean": np.float64, "std": np.float64, "n_folds": np.int64, "n_covered": np.int64,
            "n_task": np.int64, "coverage": np.float64, "lift": np.float64, "best_control_score": np.float64,
            "is_flagged": bool, "converged": bool, "name_control": np.float64, "pooled": np.float64, "added": np.float64,
@@ -431,12 +458,12 @@ def check_marks(results: pd.DataFrame, root: Path) -> None:
         ResultsError: naming the file, the mark and the data's.
     """
     data = _default_data()
-    rows = results.drop_duplicates(["model", "revision", "folds", "task"])
+    rows = results.drop_duplicates(["model", "model_revision", "scheme", "task"])
     if data is None or rows.empty:
         return
     rows = rows[rows["data_hash"] == data.data_hash]
     for row in rows.itertuples():
-        truth = data.metadata(row.task, row.folds)
+        truth = data.metadata(row.task, row.scheme)
         incomplete = None if pd.isna(row.incomplete) else row.incomplete
         for mark, found, expected in (("incomplete", incomplete, truth.incomplete),
                                       ("shortcut-solvable", bool(row.is_flagged), truth.is_shortcut_solvable)):
@@ -482,10 +509,10 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
     seen: dict[tuple[str, str, str, str], Path] = {}
     for result, path in zip(results, paths):
         where = path.relative_to(root).as_posix()
-        if (placed := placed_scheme(path, root)) not in (None, result.folds):
-            raise ResultsError(f"result file '{path}': expected {placed} folds in its folder, found probe.folds "
-                               f"{result.folds!r}; results must not be edited by hand, rerun `genebench run`.")
-        key = (result.model.id, result.model.revision, result.folds)  # the two fold schemes are two runs by design
+        if (placed := placed_scheme(path, root)) not in (None, result.scheme):
+            raise ResultsError(f"result file '{path}': expected {placed} folds in its folder, found probe.scheme "
+                               f"{result.scheme!r}; results must not be edited by hand, rerun `genebench run`.")
+        key = (result.model.id, result.model.revision, result.scheme)  # the two fold schemes are two runs by design
         if (*key, result.task.name) in seen:
             raise ResultsError(
                 f"results folder '{root}': model '{key[0]}' ({key[1]}) has two results for task "
@@ -506,31 +533,31 @@ def check_one_run_per_model(results: Sequence[TaskResult], paths: Sequence[Path]
 
 
 def _merge_copies(folders: list[str], tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate the tables of `folders`, keeping one row per (model, revision, folds, task, metric) and noting
-    each run found twice; a model run on two data revisions is refused, as within one folder."""
+    """Concatenate the tables of `folders`, keeping one row per (model, model_revision, scheme, task, metric) and
+    noting each run found twice; a model run on two data revisions is refused, as within one folder."""
     table = pd.concat([t.assign(folder=f) for f, t in zip(folders, tables)], ignore_index=True)
-    revisions = table.groupby(["model", "revision", "folds"])["data_hash"].unique()
+    revisions = table.groupby(["model", "model_revision", "scheme"])["data_hash"].unique()
     if len(two := revisions[revisions.map(len) > 1]):
-        (model, revision, folds), found = two.index[0], sorted(two.iloc[0])
-        where = sorted(set(table.loc[(table["model"] == model) & (table["revision"] == revision), "folder"]))
-        raise ResultsError(f"model '{model}' ({revision}) has {folds}-fold results of two runs (data revision "
+        (model, revision, scheme), found = two.index[0], sorted(two.iloc[0])
+        where = sorted(set(table.loc[(table["model"] == model) & (table["model_revision"] == revision), "folder"]))
+        raise ResultsError(f"model '{model}' ({revision}) has {scheme}-fold results of two runs (data revision "
                            f"{found[0]} vs {found[1]}) in {where}; a summary would mix them, pass one run.")
     repeated = table[table.duplicated(_KEY, keep=False)]
     if repeated.empty:
         return table.drop(columns="folder")
     values = repeated.groupby(_KEY, dropna=False)["mean"].nunique(dropna=False)
     if (values > 1).any():
-        model, revision, folds, task, _ = values[values > 1].index[0]
-        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' under {folds} "
+        model, revision, scheme, task, _ = values[values > 1].index[0]
+        raise ResultsError(f"model '{model}' ({revision}) has two different results for task '{task}' under {scheme} "
                            f"folds in {sorted(set(repeated['folder']))}; pass each run once.")
-    for (model, revision), copies in repeated.groupby(["model", "revision"]):
+    for (model, revision), copies in repeated.groupby(["model", "model_revision"]):
         logger.warning("model '%s' (%s) was given more than once (%s); its results are counted once.", model,
                        revision, ", ".join(sorted(set(copies["folder"]))))
     return table.drop_duplicates(_KEY, keep="first", ignore_index=True).drop(columns="folder")
 
 
 def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = None) -> pd.DataFrame:
-    """Results as a tidy table: one row per (model, revision, task, metric).
+    """Results as a tidy table: one row per (model, model_revision, task, metric).
 
     A skipped task gives one row with metric NaN and its reason in `skipped`.
 
@@ -539,10 +566,10 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
         paths: where each was read from (default: its path under a results root, as `write_result` files it).
 
     Returns:
-        Columns: model, revision, input, folds (the fold scheme), task, family, category, type, parent (a derived
-        task's multi-label parent), metric, is_main, mean, std, n_folds, n_covered, n_task, coverage, skipped, lift
-        (main score minus the best control's, NaN without controls), best_control ("name 1.000") and
-        best_control_score (its score, NaN without controls), is_flagged (a
+        Columns: model, model_revision (the result's `model.revision`), input, scheme (the fold scheme), task,
+        family, category, type, parent (a derived task's multi-label parent), metric, is_main, mean, std, n_folds,
+        n_covered, n_task, coverage, skipped, lift (main score minus the best control's, NaN without controls),
+        best_control ("name 1.000") and best_control_score (its score, NaN without controls), is_flagged (a
         control reaches `SHORTCUT_AUC`), converged (every fold probe met tol; a score that did not is marked and
         left out of summaries), name_control (the name control's score under the result's folds),
         incomplete (why the task's labels are known to be incomplete, else None), dominant_family (which family
@@ -560,8 +587,8 @@ def results_frame(results: Iterable[TaskResult], paths: Iterable[str] | None = N
     for result, path in zip(results, paths):
         added = result.added_over_names
         has_added = added is not None and added.value is not None
-        base = {"model": result.model.id, "revision": result.model.revision, "input": result.model.input,
-                "folds": result.folds, "task": result.task.name, "family": result.task.family,
+        base = {"model": result.model.id, "model_revision": result.model.revision, "input": result.model.input,
+                "scheme": result.scheme, "task": result.task.name, "family": result.task.family,
                 "category": result.task.category, "type": result.task.type, "parent": result.task.parent,
                 "n_covered": result.coverage.n_covered, "n_task": result.coverage.n_task,
                 "coverage": result.coverage.fraction, "skipped": result.skipped,
@@ -623,10 +650,10 @@ def one_scheme(results: pd.DataFrame) -> str:
     Raises:
         ResultsError: `results` mixes the paper's folds and family folds; a summary must not average them.
     """
-    schemes = sorted(set(results["folds"].dropna())) if "folds" in results else []
+    schemes = sorted(set(results["scheme"].dropna())) if "scheme" in results else []
     if len(schemes) > 1:
         raise ResultsError(f"summary: expected results of one fold scheme, found {schemes}; summarise each scheme "
-                           "apart (`genebench report --folds paper|family`).")
+                           "apart (`genebench report --scheme paper|family`).")
     return schemes[0] if schemes else "paper"
 
 
@@ -717,7 +744,7 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
         include_incomplete: keep tasks marked incomplete.
 
     Returns:
-        One row per (model, revision, grouping, group): n_tasks, n_votes, mean, std (over votes, ddof=0), the mean
+        One row per (model, model_revision, grouping, group): n_tasks, n_votes, mean, std (over votes, ddof=0), the mean
         coverage, `lift`, the mean lift over the tasks that have controls (NaN when none has), `added`, the mean
         added over names (NaN without), and `cell`, the "mean ± std" string the paper prints (see `score_cell`).
 
@@ -725,23 +752,23 @@ def summary_table(results: pd.DataFrame, *, by: tuple[str, ...] = ("category", "
         ResultsError: a needed column is missing, or `results` mixes fold schemes.
 
     Examples:
-        >>> df = pd.DataFrame({"model": "m", "revision": "1", "task": ["a", "b"], "category": "localization",
+        >>> df = pd.DataFrame({"model": "m", "model_revision": "1", "task": ["a", "b"], "category": "localization",
         ...                    "type": "binary", "metric": "roc_auc", "is_main": True, "mean": [0.8, 0.6],
         ...                    "coverage": 1.0})
         >>> summary_table(df, by=("category",))["cell"].tolist()
         ['0.700 ± 0.100']
     """
     results = results.assign(**{c: np.nan for c in ("lift", "added") if c not in results})
-    needed = ("model", "revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
+    needed = ("model", "model_revision", "task", "metric" if metric else "is_main", "mean", "coverage", *by)
     missing = [c for c in needed if c not in results]
     if missing:
         raise ResultsError(f"summary table: expected columns {missing} (a table from load_results), found "
                            f"{list(results.columns)}.")
     scored = summarised_rows(results, metric=metric, include_incomplete=include_incomplete)
-    blocks = [vote_means(scored, ["model", "revision", column], ("mean", "coverage", "lift", "added"))
+    blocks = [vote_means(scored, ["model", "model_revision", column], ("mean", "coverage", "lift", "added"))
               .rename(columns={column: "group", "mean_std": "std"}).assign(by=column) for column in by]
-    columns = ["model", "revision", "by", "group", "n_tasks", "n_votes", "mean", "std", "coverage", "lift", "added",
-               "cell"]
+    columns = ["model", "model_revision", "by", "group", "n_tasks", "n_votes", "mean", "std", "coverage", "lift",
+               "added", "cell"]
     table = pd.concat(blocks, ignore_index=True) if blocks else pd.DataFrame()
     if table.empty:
         return pd.DataFrame(columns=columns)

@@ -111,7 +111,7 @@ class RunFolder:
                                    f"genebench result ({reason}); move it out of the folder, it would break every "
                                    "report of it.") from exc
             theirs = result.identity
-            other_scheme = result.probe.get("folds", "paper") != self.identity.probe.get("folds", "paper")
+            other_scheme = result.scheme != self.identity.probe.get("scheme", "paper")
             if result.model.id == self.identity.model and theirs != self.identity and not other_scheme:
                 stale.append((path, theirs))
         return stale

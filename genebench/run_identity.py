@@ -25,14 +25,14 @@ class RunIdentity:
 
     Attributes:
         model: the id results are filed under ('org/name').
-        revision: the model's revision (a commit, or a table's sha256 prefix).
+        model_revision: the model's revision (`ModelInfo.revision`: a commit, or a table's sha256 prefix).
         vectors: the cache key of the model's record (adapter, input and settings: which vectors).
         probe: the probe settings (`ProbeSettings.to_dict()`, the fold scheme included).
-        data: the data revision's id (`genebench.comparability.data_hash_of`).
+        data: the data's hash (`genebench.comparability.data_hash_of`).
     """
 
     model: str
-    revision: str
+    model_revision: str
     vectors: str
     probe: Mapping[str, Any]
     data: str
@@ -41,7 +41,7 @@ class RunIdentity:
     def of_run(cls, model: ModelInfo, probe: Mapping[str, Any], provenance: Mapping[str, Any]) -> RunIdentity:
         """The identity of a run of `model` (its keyed record under the run's name, as results carry it) with these
         probe settings and data."""
-        return cls(model=model.id, revision=model.revision, vectors=model.cache_key, probe=dict(probe),
+        return cls(model=model.id, model_revision=model.revision, vectors=model.cache_key, probe=dict(probe),
                    data=data_hash_of(provenance))
 
     def as_dict(self) -> dict[str, Any]:

@@ -10,8 +10,9 @@ what every model shares::
     tasks: {family: [humantfs, reactome]}   # the task selection of `genebench run` (default: every task), or a
                                              # list of task names: tasks: ["TF vs non-TF", Pathways]
     probe: {C: 1.0}                          # shared probe settings
-    folds: [paper, family]                   # the fold schemes each model is scored under (default: both)
+    schemes: [paper, family]                 # the fold schemes each model is scored under (default: both)
     data: null                               # built data folder or Hub id (default: the bundled snapshot)
+    hub_revision: null                       # its Hub revision: branch, tag or commit (was data_revision)
 
 Each model runs the main job (`genebench.pipeline.run`) into `OUT/<org__name>-<input>-<hash>/`, the hash
 being that of its entry, so reordering entries keeps folders. A model that finished (all its tasks, with
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from genebench.atomic import write_atomic
 from genebench.catalogue import TaskSelection
@@ -58,9 +59,9 @@ class SweepFile(BaseModel):
     models: list[dict[str, Any]] = Field(min_length=1)
     tasks: TaskSelection = Field(default_factory=TaskSelection)
     probe: dict[str, Any] = Field(default_factory=dict)
-    folds: list[str] | str | None = None
+    schemes: list[str] | str | None = Field(default=None, validation_alias=AliasChoices("schemes", "folds"))
     data: str | None = None
-    data_revision: str | None = None
+    hub_revision: str | None = Field(default=None, validation_alias=AliasChoices("hub_revision", "data_revision"))
 
     @field_validator("tasks", mode="before")
     @classmethod
@@ -83,7 +84,7 @@ class Sweep:
     configs: list[RunConfig]
     tasks: TaskSelection
     data: str | None = None
-    data_revision: str | None = None
+    hub_revision: str | None = None
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Sweep:
@@ -104,19 +105,19 @@ class Sweep:
             source = f"sweep '{path}' models[{i}]"
             if not isinstance(entry, dict):
                 raise GenebenchError(f"{source}: expected a model entry (model, input, adapter, ...), found {entry!r}.")
-            for shared in ("probe", "folds"):
+            for shared in ("probe", "schemes", "folds"):
                 if shared in entry:
                     raise GenebenchError(f"{source}: {shared} settings are shared by every model of a sweep; move "
                                          f"them to the top-level '{shared}'.")
-            folds = {"folds": sweep.folds} if sweep.folds is not None else {}
-            configs.append(RunConfig.build(source, **entry, probe=sweep.probe, **folds))
+            schemes = {"schemes": sweep.schemes} if sweep.schemes is not None else {}
+            configs.append(RunConfig.build(source, **entry, probe=sweep.probe, **schemes))
         ids = [config.model_id() for config in configs]
         twice = next(((i, j) for j, model in enumerate(ids) for i in range(j) if ids[i] == model), None)
         if twice:
             i, j = twice
             raise GenebenchError(f"sweep '{path}': models[{i}] and models[{j}] both resolve to the model id "
                                  f"'{ids[i]}', so one would hide the other; give them distinct `name:`s, or drop one.")
-        return cls(configs=configs, tasks=sweep.tasks, data=sweep.data, data_revision=sweep.data_revision)
+        return cls(configs=configs, tasks=sweep.tasks, data=sweep.data, hub_revision=sweep.hub_revision)
 
 
 def model_folder(config: RunConfig) -> str:
@@ -179,7 +180,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, engine: RayEngine | None = None,
 
     out = Path(out)
     overwrite = OverwriteStrategy.from_str(overwrite)
-    data = open_data(sweep.data, revision=sweep.data_revision)
+    data = open_data(sweep.data, hub_revision=sweep.hub_revision)
     names = [meta.name for meta in sweep.tasks.select(data)]
     select_tasks(data, names)  # an empty selection fails here, before any model runs
     folders = {config.model_id(): out / model_folder(config) for config in sweep.configs}

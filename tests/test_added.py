@@ -284,7 +284,7 @@ def test_a_family_fold_run_decodes_each_tasks_stored_predictions_once(tmp_path, 
 
     monkeypatch.setenv("GENEBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(StoredControls, "predictions", counted)
-    assert main(["run", "--input", "random", "--tasks", "TF vs non-TF", "--folds", "family",
+    assert main(["run", "--input", "random", "--tasks", "TF vs non-TF", "--scheme", "family",
                  "--out", str(tmp_path / "results")]) == 0
     assert read == [("TF vs non-TF", "family")]
     result = next(p for p in (tmp_path / "results" / "folds-family").rglob("*.json") if p.name != "model_meta.json")

@@ -57,7 +57,7 @@ def test_a_precomputed_run_is_named_and_its_results_hold_no_local_path(data, tmp
     files = list(out.glob("*/*/*.json"))  # the paper's folds; family folds' in folds-family/, a run of their own
     assert len(files) == 2 and read_result(next(p for p in files if p.name != "model_meta.json")) == done.results[0]
     family = [read_result(p) for p in (out / "folds-family").rglob("*.json") if p.name != "model_meta.json"]
-    assert [(r.probe["folds"], r.skipped is not None) for r in family] == [("family", True)]  # HLA: one family
+    assert [(r.probe["scheme"], r.skipped is not None) for r in family] == [("family", True)]  # HLA: one family
     for path in out.rglob("*.json"):
         assert str(tmp_path) not in path.read_text(), path
     assert json.loads(next(p for p in files if p.name == "model_meta.json").read_text())["id"] == "my-lab/gene2vec"
@@ -111,15 +111,17 @@ def test_the_yaml_schema_comes_from_the_adapters_options(tmp_path):
 
 
 def test_each_fold_scheme_is_a_run_of_its_own_and_the_papers_comes_first():
-    assert RunConfig(input="random").folds == ["paper", "family"]
-    assert RunConfig(input="random", folds=["family", "paper", "family"]).folds == ["paper", "family"]
-    assert RunConfig(input="random", folds="family").folds == ["family"]
-    assert RunConfig(input="random", folds=["family"]).probe_settings().folds == "family"
-    assert RunConfig(input="random").probe_settings("family").to_dict()["folds"] == "family"
-    assert "folds" not in RunConfig(input="random").record()  # a result's scheme is its probe's
-    for values, message in (({"probe": {"folds": "family"}}, "probe.folds: the fold schemes are set with 'folds'"),
-                            ({"folds": ["families"]}, "folds.0: Input should be 'paper' or 'family'"),
-                            ({"folds": []}, "folds: List should have at least 1 item")):
+    assert RunConfig(input="random").schemes == ["paper", "family"]
+    assert RunConfig(input="random", schemes=["family", "paper", "family"]).schemes == ["paper", "family"]
+    assert RunConfig(input="random", schemes="family").schemes == ["family"]
+    assert RunConfig(input="random", folds="family").schemes == ["family"]  # the old key, still read
+    assert RunConfig(input="random", schemes=["family"]).probe_settings().scheme == "family"
+    assert RunConfig(input="random").probe_settings("family").to_dict()["scheme"] == "family"
+    assert "schemes" not in RunConfig(input="random").record()  # a result's scheme is its probe's
+    for values, message in (({"probe": {"scheme": "family"}}, "probe.scheme: the fold schemes are set with 'schemes'"),
+                            ({"probe": {"folds": "family"}}, "probe.folds: the fold schemes are set with 'schemes'"),
+                            ({"schemes": ["families"]}, "schemes.0: Input should be 'paper' or 'family'"),
+                            ({"schemes": []}, "schemes: List should have at least 1 item")):
         with pytest.raises(GenebenchError, match=f"^command line: {message}"):
             RunConfig.build(input="random", **values)
 
@@ -135,12 +137,12 @@ def test_the_tasks_both_schemes_probe_alike_are_the_pair_and_train_test_ones(dat
 def test_a_task_probed_alike_under_both_schemes_is_probed_once_and_scored_as_under_one(data, tmp_path):
     names = ["PerturbQA hepg2 dir", "long vs short range TF"]
     both = run(RunConfig(input="random", adapter={"dim": 8}), data, names, tmp_path / "both", progress=False)
-    alone = run(RunConfig(input="random", adapter={"dim": 8}, folds=["family"]), data, names, tmp_path / "alone",
+    alone = run(RunConfig(input="random", adapter={"dim": 8}, schemes=["family"]), data, names, tmp_path / "alone",
                 progress=False)
     paper, family, single = ({r.task.name: r for r in results}
                              for results in (both.by_scheme["paper"], both.by_scheme["family"], alone.results))
     for name in names:
-        assert family[name].skipped is None and family[name].probe["folds"] == "family"
+        assert family[name].skipped is None and family[name].probe["scheme"] == "family"
         assert (family[name].scores, family[name].lift) == (single[name].scores, single[name].lift)
         assert family[name].added_over_names == single[name].added_over_names
     assert family[names[0]].scores == paper[names[0]].scores
@@ -151,7 +153,8 @@ def test_a_task_probed_alike_under_both_schemes_is_probed_once_and_scored_as_und
 def test_a_resumed_run_recomputes_a_kept_result_whose_controls_are_not_the_datas(data, tmp_path, caplog):
     task = "HLA class I vs class II"
     (tmp_path / "exclude.txt").write_text("HLA-A\n")  # covered in part: its lift is over the controls on its rows
-    config = RunConfig(input="random", adapter={"dim": 8}, folds=["paper"], exclude_genes=str(tmp_path / "exclude.txt"))
+    config = RunConfig(input="random", adapter={"dim": 8}, schemes=["paper"],
+                       exclude_genes=str(tmp_path / "exclude.txt"))
     out = tmp_path / "results"
     first = run(config, data, [task, "TF vs non-TF"], out, progress=False).results
     path = next(p for p in out.rglob("HLA*.json"))

@@ -180,7 +180,7 @@ def test_summary_takes_each_tasks_main_score():
     import pandas as pd
 
     df = pd.DataFrame({
-        "model": "m", "revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
+        "model": "m", "model_revision": "1", "category": "regulatory functions", "type": "binary", "coverage": 1.0,
         "task": ["TF vs non-TF", "PerturbQA k562 de", "PerturbQA k562 de"],
         "metric": ["roc_auc", "roc_auc", "auc_per_gene"], "is_main": [True, False, True], "mean": [0.9, 0.8, 0.5],
     })
@@ -199,7 +199,7 @@ def _family_copies(results, tasks, seed=0):
     copies = []
     for result, task in zip(results, tasks):
         if result.skipped is not None:
-            copies.append(result.model_copy(update={"probe": {**result.probe, "folds": "family"}}))
+            copies.append(result.model_copy(update={"probe": {**result.probe, "scheme": "family"}}))
             continue
         target = task_type(task.metadata.type).target
         truth = (task.labels[:, None] == np.arange(len(task.metadata.label_names)) if target == "multiclass"
@@ -214,7 +214,7 @@ def _family_copies(results, tasks, seed=0):
                                  names[:, 0] if target == "binary" else names)
         meta = result.task.model_copy(update={"controls": {"name": 0.95 if task.name == "TF vs non-TF" else 0.7}})
         lift = round(result.scores[result.main_score].mean - max(meta.controls.values()), 6)  # over these controls
-        copies.append(result.model_copy(update={"probe": {**result.probe, "folds": "family"}, "task": meta,
+        copies.append(result.model_copy(update={"probe": {**result.probe, "scheme": "family"}, "task": meta,
                                                 "added_over_names": added, "lift": lift}))
     return copies
 
@@ -228,10 +228,10 @@ def test_two_fold_schemes_load_side_by_side_and_never_mix_in_a_summary(tasks, tm
     for result in _family_copies(paper, task_list):
         write_result(result, tmp_path / "family")
     both = load_results(tmp_path)  # one root, both runs of one model: two schemes, not two runs
-    assert sorted(both["folds"].unique()) == ["family", "paper"]
+    assert sorted(both["scheme"].unique()) == ["family", "paper"]
     with pytest.raises(ResultsError, match=r"one fold scheme, found \['family', 'paper'\]"):
         summary_table(both)
-    family = both[both["folds"] == "family"]
+    family = both[both["scheme"] == "family"]
     rows = summarised_rows(family)
     mean, low, high = added_summary(rows)
     assert low < mean < high and np.isfinite(mean)
@@ -258,9 +258,10 @@ def test_two_fold_schemes_load_side_by_side_and_never_mix_in_a_summary(tasks, tm
 
 def _as_old_format(document: dict) -> dict:
     """A result document as genebench wrote it before names meant one thing: the provenance under
-    `dataset_revision`."""
+    `dataset_revision`, the fold scheme under `probe.folds`."""
     old = dict(document)
     old["dataset_revision"] = old.pop("provenance")
+    old["probe"] = {("folds" if key == "scheme" else key): value for key, value in old["probe"].items()}
     return old
 
 
@@ -273,12 +274,16 @@ def test_old_result_files_read_as_the_same_table_as_new_ones(tasks, tmp_path):
     files = sorted(p for p in (tmp_path / "old").rglob("*.json") if p.name != META_FILE)
     for path in files:
         path.write_text(json.dumps(_as_old_format(json.loads(path.read_text()))))
-    assert "dataset_revision" in json.loads(files[0].read_text())
+    document = json.loads(files[0].read_text())
+    assert "dataset_revision" in document and document["probe"]["folds"] == "paper"
     old, new = load_results(tmp_path / "old"), load_results(tmp_path / "new")
     __import__("pandas").testing.assert_frame_equal(old, new)
-    assert set(new["data_hash"]) == {PROVENANCE["data_hash"]}
-    assert read_result(files[0]).provenance == PROVENANCE
-    assert "dataset_revision" not in read_result(files[0]).model_dump_json()  # written back under the new names
+    assert set(new["data_hash"]) == {PROVENANCE["data_hash"]} and set(new["scheme"]) == {"paper"}
+    assert set(new["model_revision"]) == {MODEL.revision}
+    result = read_result(files[0])
+    assert result.provenance == PROVENANCE and result.scheme == "paper"
+    written = json.loads(result.model_dump_json())  # written back under today's names
+    assert "dataset_revision" not in written and "folds" not in written["probe"]
     stamps = [p.stat().st_mtime_ns for p in files]
     _run(world, task_list, tmp_path / "old")  # a rerun over old files resumes from them: nothing recomputed
     assert [p.stat().st_mtime_ns for p in files] == stamps

@@ -13,7 +13,7 @@ EPILOG = """\
 examples:
   genebench controls --data data/                 # after `genebench build --out data/ --no-controls`
   genebench controls --data genebench/snapshot    # refresh the bundled snapshot's controls
-  genebench controls --data data/ --folds family   # rescore them under family folds only
+  genebench controls --data data/ --scheme family  # rescore them under family folds only
   genebench controls --data data/ --only random --keep-seeds   # add the random seeds the rule asks for
 
 A task on which a control reaches ROC AUC 0.9 is flagged shortcut-solvable; every result then records its lift,
@@ -32,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data", type=Path, required=True, metavar="DIR", help="a folder written by `genebench build`")
     parser.add_argument("--only", nargs="+", metavar="CONTROL", choices=list(CONTROLS),
                         help=f"score only these controls (the folder keeps its others): {', '.join(CONTROLS)}")
-    parser.add_argument("--folds", nargs="+", choices=FOLD_SCHEMES, default=list(FOLD_SCHEMES), metavar="FOLDS",
+    parser.add_argument("--scheme", dest="schemes", nargs="+", choices=FOLD_SCHEMES, default=list(FOLD_SCHEMES),
+                        metavar="SCHEME",
                         help="fold schemes to score: paper (the paper's folds), family (gene families held out)")
+    parser.add_argument("--folds", dest="schemes", nargs="+", choices=FOLD_SCHEMES, help=argparse.SUPPRESS)  # old
     parser.add_argument("--keep-seeds", action="store_true",
                         help="random: keep its stored seeds and add only those the precision rule asks for")
     parser.add_argument("--quiet", action="store_true", help="no progress bars and no table")
@@ -45,14 +47,14 @@ def run_controls(args: argparse.Namespace) -> int:
     from genebench.controls.table import control_table
     from genebench.wording import counted
 
-    data = add_controls(args.data, names=args.only, folds=args.folds, keep_seeds=args.keep_seeds,
+    data = add_controls(args.data, names=args.only, folds=args.schemes, keep_seeds=args.keep_seeds,
                         progress=not args.quiet)
-    for scheme in args.folds:
+    for scheme in args.schemes:
         table = control_table(data.tasks(scheme))
         if not args.quiet:
             print(f"\n{scheme} folds\n" + table.to_markdown(index=False, floatfmt=".3f"))
         print(f"{scheme} folds: controls for {counted(len(table), 'task')}; "
               f"{counted(int(table['shortcut'].sum()), 'shortcut-solvable task')} (list them with `genebench tasks "
-              f"--flagged --folds {scheme}`)")
+              f"--flagged --scheme {scheme}`)")
     print(f"stored in {args.data}/controls ({data.manifest['controls']['seconds']} s)")
     return 0

@@ -107,13 +107,13 @@ def _open_expected(data: str | None, runs: list[ModelRun]) -> BenchmarkData:
     """The data `--data` names, else the Hub data the runs name, else the default."""
     from genebench.data import open_data
 
-    revision = None
+    hub_revision = None
     if data is None:
         named = {(run.provenance.get("hub_id"), run.provenance.get("hub_revision")) for run in runs}
         if len(named) == 1 and next(iter(named))[0]:
-            data, revision = next(iter(named))
+            data, hub_revision = next(iter(named))
     try:
-        return open_data(data, revision=revision)
+        return open_data(data, hub_revision=hub_revision)
     except MissingSourceError as exc:
         raise SubmissionError(
             f"{exc} The task set and data revision cannot be checked: pass --data PATH_OR_HUB_ID with the data the "

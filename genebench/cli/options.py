@@ -11,12 +11,14 @@ from genebench.tasks.metadata import CATEGORIES, TASK_TYPES
 
 
 def add_data_args(parser: argparse.ArgumentParser) -> None:
-    """`--data` and `--data-revision`: which built data to read."""
+    """`--data` and `--hub-revision`: which built data to read (`--data-revision`, the old name of
+    `--hub-revision`, still works, unlisted)."""
     group = parser.add_argument_group("data")
     group.add_argument("--data", metavar="DIR_OR_HUB_ID",
                        help="built data folder or Hub dataset id (default: the snapshot bundled with genebench, "
                             "or $GENEBENCH_DATA)")
-    group.add_argument("--data-revision", metavar="REV", help="Hub revision (branch, tag or commit) of --data")
+    group.add_argument("--hub-revision", metavar="REV", help="Hub revision (branch, tag or commit) of --data")
+    group.add_argument("--data-revision", dest="hub_revision", help=argparse.SUPPRESS)
 
 
 def add_task_selection_args(parser: argparse.ArgumentParser) -> None:
@@ -101,10 +103,10 @@ def selected_tasks(selection, data, folds: str = "paper") -> list:
 
 
 def open_data_from_args(args: argparse.Namespace):
-    """The `BenchmarkData` named by `--data` / `--data-revision`."""
+    """The `BenchmarkData` named by `--data` / `--hub-revision`."""
     from genebench.data import open_data
 
-    return open_data(args.data, revision=args.data_revision)
+    return open_data(args.data, hub_revision=args.hub_revision)
 
 
 def int_at_least(minimum: int):

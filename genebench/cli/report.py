@@ -12,7 +12,7 @@ REPORT_EPILOG = """\
 examples:
   genebench report results/ --out report/
   genebench report results-minilm/ results-esm2/ --out report/     # several models side by side
-  genebench report results/ results-family/ --folds family          # family folds only
+  genebench report results/ results-family/ --scheme family         # family folds only
 """
 
 COMPARE_EPILOG = """\
@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("results", nargs="+", type=Path, metavar="RESULTS", help="results folders")
     report.add_argument("--out", type=Path, default=Path("report"), metavar="DIR", help="report folder")
     add_exclude_flagged_arg(report)
-    _add_folds_arg(report)
+    _add_scheme_arg(report)
     report.set_defaults(handler=run_report)
 
     compare = subparsers.add_parser(
@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--top", type=int_at_least(1), default=10, help="how many most-different tasks to list")
     compare.add_argument("--n-boot", type=int_at_least(1), default=10_000, help="bootstrap resamples")
     add_exclude_flagged_arg(compare)
-    _add_folds_arg(compare)
+    _add_scheme_arg(compare)
     compare.set_defaults(handler=run_compare)
 
 
@@ -78,9 +78,10 @@ def _kept(results, exclude_flagged: bool):
     return kept
 
 
-def _add_folds_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--folds", choices=("paper", "family"), default=None,
-                        help="only results scored under these folds (default: both schemes found, side by side: "
+def _add_scheme_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--folds", dest="scheme", choices=("paper", "family"), help=argparse.SUPPRESS)  # old name
+    parser.add_argument("--scheme", choices=("paper", "family"), default=None,
+                        help="only results scored under this fold scheme (default: both schemes found, side by side: "
                              "paper-fold AUC and lift, family-fold AUC and lift, added over names)")
 
 
@@ -88,7 +89,7 @@ def run_report(args: argparse.Namespace) -> int:
     from genebench.report import select_scheme, write_report
     from genebench.results import load_results
 
-    results = select_scheme(load_results(args.results), args.folds)
+    results = select_scheme(load_results(args.results), args.scheme)
     text = summary_text(results, exclude_flagged=args.exclude_flagged)  # before anything is written
     written = write_report(results, args.out, exclude_flagged=args.exclude_flagged)
     print(text)
@@ -113,12 +114,12 @@ def summary_text(results, *, exclude_flagged: bool = False) -> str:
                          for title, table in printed_tables(_kept(results, exclude_flagged)))]
     if note := flagged_note(results, excluded=exclude_flagged):
         lines.append(note)
-    unscored = results[results["metric"].isna()].drop_duplicates(["model", "revision", "folds", "task"])
+    unscored = results[results["metric"].isna()].drop_duplicates(["model", "model_revision", "scheme", "task"])
     if len(unscored):
         lines.append(f"\n{counted(len(unscored), 'task has no score and is', 'tasks have no score and are')} left "
                      "out of the tables"
                      f"{', the first 5' if len(unscored) > 5 else ''}:")
-        lines += [fit_line(f"  {row.model} '{row.task}' ({row.folds} folds): {row.skipped}")
+        lines += [fit_line(f"  {row.model} '{row.task}' ({row.scheme} folds): {row.skipped}")
                   for row in unscored.head(5).itertuples()]
     if note := understanding_note(results):
         lines.append(note)
@@ -143,7 +144,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from genebench.report import compare, flagged_note, pair_of_models, select_scheme
     from genebench.results import load_results
 
-    results = select_scheme(load_results(args.results), args.folds)
+    results = select_scheme(load_results(args.results), args.scheme)
     if args.published is not None:
         return _compare_published(results, args)
     a, b = pair_of_models(results, args.a, args.b)

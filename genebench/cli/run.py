@@ -59,7 +59,8 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
                        help="the id results and the leaderboard show (default: the Hub id; genebench/random-256, "
                             "genebench/bag-of-words); required for a table file or local folder")
     group.add_argument("--config", type=Path, metavar="YAML", help="read these settings from a model YAML")
-    group.add_argument("--revision", help="model revision (commit, tag or branch)")
+    group.add_argument("--model-revision", metavar="REV", help="model revision (commit, tag or branch)")
+    group.add_argument("--revision", dest="model_revision", help=argparse.SUPPRESS)  # its old name, unlisted
     adapter = parser.add_argument_group("adapter options (each applies to the input kinds its help names)")
     for option in options().values():
         if option.type is bool:
@@ -98,10 +99,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="multi-label ROC AUC from probabilities (default) or from hard 0/1 predictions, the "
                             "reference's: to reproduce the paper, not to measure a model (recorded in the run "
                             "identity)")
-    probe.add_argument("--folds", nargs="+", action="extend", choices=("paper", "family"), metavar="SCHEME",
+    probe.add_argument("--scheme", dest="schemes", nargs="+", action="extend", choices=("paper", "family"),
+                       metavar="SCHEME",
                        help="fold schemes, each scored as a run of its own: paper (the paper's folds, the headline, in "
                             "--out) and family (gene families held out together, in --out/folds-family/); default "
-                            "both; --folds paper replicates the paper alone")
+                            "both; --scheme paper replicates the paper alone")
+    probe.add_argument("--folds", dest="schemes", nargs="+", action="extend", choices=("paper", "family"),
+                       help=argparse.SUPPRESS)  # its old name, unlisted
     probe.add_argument("--include-genes", metavar="FILE", help="score only these genes (one symbol per line)")
     probe.add_argument("--exclude-genes", metavar="FILE", help="never score these genes")
     probe.add_argument("--common-with", nargs="+", action="extend", metavar="EMBEDDINGS",
@@ -148,8 +152,8 @@ def config_from_args(args: argparse.Namespace):
              if getattr(args, k, None) is not None}
     extra = {k: getattr(args, k, None) for k in ("include_genes", "exclude_genes")}
     extra["common_with"] = [str(p) for p in getattr(args, "common_with", None) or []]
-    values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.revision,
-              "adapter": adapter, "probe": probe, "folds": getattr(args, "folds", None),
+    values = {"model": args.model, "input": args.input, "name": args.name, "revision": args.model_revision,
+              "adapter": adapter, "probe": probe, "schemes": getattr(args, "schemes", None),
               "tasks": task_selection(args), **extra}
     if args.config:
         return RunConfig.from_yaml(args.config, **values)

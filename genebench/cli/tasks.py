@@ -23,7 +23,7 @@ examples:
   genebench tasks                                   # every task, as a table
   genebench tasks --category localization --no-derived
   genebench tasks --show "TF vs non-TF"             # metadata, sizes and label balance
-  genebench tasks --flagged --folds family          # the tasks a control solves under family folds
+  genebench tasks --flagged --scheme family         # the tasks a control solves under family folds
 
   genebench tasks "TF vs non-TF"                    # the same: a task's name alone shows it
 
@@ -42,10 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_task_selection_args(parser)
     add_data_args(parser)
     parser.add_argument("--show", metavar="NAME", help="show one task's metadata, sizes and label balance")
-    parser.add_argument("--folds", choices=FOLD_SCHEMES, default="paper",
+    parser.add_argument("--scheme", choices=FOLD_SCHEMES, default="paper",
                         help="fold scheme of --show's folds and controls and of --flagged")
+    parser.add_argument("--folds", dest="scheme", choices=FOLD_SCHEMES, help=argparse.SUPPRESS)  # its old name
     parser.add_argument("--flagged", action="store_true",
-                        help="only the shortcut-solvable tasks (a control reaches ROC AUC 0.9 under --folds)")
+                        help="only the shortcut-solvable tasks (a control reaches ROC AUC 0.9 under --scheme)")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
     parser.set_defaults(handler=run)
 
@@ -53,11 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     data = open_data_from_args(args)
     if args.show or args.name:
-        print(describe(data, args.show or args.name, args.folds))
+        print(describe(data, args.show or args.name, args.scheme))
         return 0
     from genebench.catalogue import TaskList
 
-    tasks = TaskList(meta for meta in selected_tasks(args, data, args.folds)
+    tasks = TaskList(meta for meta in selected_tasks(args, data, args.scheme)
                      if not args.flagged or meta.is_shortcut_solvable)
     frame = with_flags(tasks.to_dataframe(), data)
     if args.format == "csv":
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         table = frame.rename(columns={"n_entities": "rows"})[TABLE]
         print(table.fillna("").to_markdown(index=False) if tasks else "no task matches these filters")
-        where = f" under {args.folds} folds" if args.flagged else ""
+        where = f" under {args.scheme} folds" if args.flagged else ""
         print(f"\n{counted(len(tasks), 'shortcut-solvable task' if args.flagged else 'task')}{where}")
     return 0
 

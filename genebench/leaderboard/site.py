@@ -133,9 +133,9 @@ def pair_schemes(runs: Sequence[ModelRun]) -> tuple[list[ModelRun], dict[str, Mo
     """The runs the page lists (paper folds, or family folds for a model without a paper-fold run: a family-only
     run, listed in a section of its own) and, by listed run key, the family-fold run of the same model and revision
     shown beside it."""
-    paper = {run.key for run in runs if run.folds == "paper"}
-    listed = [run for run in runs if run.folds == "paper" or run.key not in paper]
-    beside = {run.key: run for run in runs if run.folds == "family" and run.key in paper}
+    paper = {run.key for run in runs if run.scheme == "paper"}
+    listed = [run for run in runs if run.scheme == "paper" or run.key not in paper]
+    beside = {run.key: run for run in runs if run.scheme == "family" and run.key in paper}
     return listed, beside
 
 
@@ -291,7 +291,7 @@ def _task_entries(listed: Sequence[ModelRun], runs: Sequence[ModelRun]) -> dict[
         for result in run.results:
             if result.task.name in tasks and result.task.is_shortcut_solvable:
                 tasks[result.task.name] |= {"shortcut": True, "best_control":
-                                            f"{format_control(result.task.best_control)} ({run.folds} folds)"}
+                                            f"{format_control(result.task.best_control)} ({run.scheme} folds)"}
     return tasks
 
 
@@ -303,8 +303,8 @@ def _model_entry(run: ModelRun, family: ModelRun | None, standing: Standing) -> 
         "key": run.key,
         "id": run.model.id,
         "revision": run.model.revision,
-        "folds": run.folds,
-        "section": run.folds,
+        "scheme": run.scheme,
+        "section": run.scheme,
         "input": run.model.input,
         "modality": run.model.modality or run.model.input,
         "license": run.model.license,
@@ -347,7 +347,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
     """
     listed, beside = pair_schemes(runs)
     tasks = _task_entries(listed, runs)
-    families = {run.key: beside.get(run.key, run if run.folds == "family" else None) for run in listed}
+    families = {run.key: beside.get(run.key, run if run.scheme == "family" else None) for run in listed}
     frames = {run.key: summarised_rows(results_frame(run.results)) for run in listed}
     family_frames = {key: summarised_rows(results_frame(run.results)) if run is not None else None
                      for key, run in families.items()}
@@ -361,7 +361,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
                  task_type in ("", t["type"]) and not (flagged and t["shortcut"])}
         filtered = (category, task_type, flagged) != ("", "", "")
         views[f"{category}|{task_type}|{flagged}"] = {
-            run.key: summary_cells(frames[run.key] if run.folds == "paper" else None, family_frames[run.key], shown,
+            run.key: summary_cells(frames[run.key] if run.scheme == "paper" else None, family_frames[run.key], shown,
                                    len(shown) if filtered else standing[run.key].n_expected)
             for run in listed}
         for entry in field["models"] if field else ():
@@ -395,14 +395,14 @@ def _published_field(tasks: dict[str, str], listed: Sequence[ModelRun]) -> dict[
     """The paper's published models on `tasks`, their relation marks for the first paper-fold run listed."""
     from genebench.published.leaderboard import published_entries
 
-    first = next((run for run in listed if run.folds == "paper"), None)
+    first = next((run for run in listed if run.scheme == "paper"), None)
     return published_entries(tasks, first.provenance.get("sources", {}) if first else None,
                              first.results[0].probe if first else None)
 
 
 def results_file(run: ModelRun) -> str:
     """The file of a run's results in the site: `results.json`, or `results-family.json` under family folds."""
-    return "results.json" if run.folds == "paper" else f"results-{run.folds}.json"
+    return "results.json" if run.scheme == "paper" else f"results-{run.scheme}.json"
 
 
 def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequence[Path] = (),
@@ -431,9 +431,9 @@ def build_site(runs: Sequence[ModelRun], out_dir: str | Path, *, figures: Sequen
     shown: list[tuple[str, str]] = []
     listed, beside = pair_schemes(runs)
     n_tasks = 0
-    for scheme, scheme_runs in (("paper", [run for run in listed if run.folds == "paper"]),
+    for scheme, scheme_runs in (("paper", [run for run in listed if run.scheme == "paper"]),
                                 ("family", [beside.get(run.key, run) for run in listed
-                                            if run.folds == "family" or run.key in beside])):
+                                            if run.scheme == "family" or run.key in beside])):
         frame = score_frame(scheme_runs)
         if frame.empty:
             continue

@@ -79,9 +79,9 @@ class ModelRun:
         return f"{self.dir_name}/{self.model.revision}"
 
     @property
-    def folds(self) -> str:
+    def scheme(self) -> str:
         """The fold scheme its results were scored under."""
-        return self.results[0].folds
+        return self.results[0].scheme
 
     @property
     def folder(self) -> str:
@@ -244,12 +244,11 @@ def expected_controls(data: BenchmarkData, result: TaskResult) -> dict[str, floa
     (`genebench.controls.covered_control_scores`), under the result's fold scheme."""
     from genebench.controls.covered import controls_on, covered_rows
 
-    folds = result.probe.get("folds", "paper")
-    stored = data.metadata(result.task.name, folds=folds).controls
+    stored = data.metadata(result.task.name, folds=result.scheme).controls
     if result.skipped is not None or result.coverage.n_covered >= result.coverage.n_task or not stored:
         return dict(stored)
-    task = data.load_task(result.task.name, folds=folds)
-    return controls_on(data, task, covered_rows(task, result.coverage.missing_genes), folds)
+    task = data.load_task(result.task.name, folds=result.scheme)
+    return controls_on(data, task, covered_rows(task, result.coverage.missing_genes), result.scheme)
 
 
 MARKS = ("incomplete", "incomplete_labels", "family_unscorable")
@@ -272,7 +271,7 @@ def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
             differ = sorted(name for name in set(expected) | set(recorded)
                             if not abs(expected.get(name, np.nan) - recorded.get(name, np.nan)) <= CONTROL_TOLERANCE)
             lift = None if result.skipped is not None else lift_over(result.scores[result.main_score].mean, expected)
-            truth = data.metadata(result.task.name, folds=result.probe.get("folds", "paper"))
+            truth = data.metadata(result.task.name, folds=result.scheme)
             flagged = truth.is_shortcut_solvable
             marks = [mark for mark in MARKS if getattr(result.task, mark) != getattr(truth, mark)]
             problem = None
@@ -345,9 +344,9 @@ def _load_run(root: Path, run_dir: Path) -> ModelRun:
     first = results[min(results)][0]
     scheme = folder_scheme(run_dir.relative_to(root).parts)
     for result, source in results.values():
-        if result.folds != scheme:
+        if result.scheme != scheme:
             raise SubmissionError(
-                f"{source}: expected results scored under {scheme} folds in this folder, found {result.folds} folds; "
+                f"{source}: expected results scored under {scheme} folds in this folder, found {result.scheme} folds; "
                 "keep each fold scheme's results where `genebench run` wrote them."
             )
         for name, value, reference in (
@@ -436,14 +435,14 @@ def merge_runs(groups: Iterable[list[ModelRun]]) -> list[ModelRun]:
     merged: dict[tuple[str, str], ModelRun] = {}
     for runs in groups:
         for run in runs:
-            key = (run.key, run.folds)
+            key = (run.key, run.scheme)
             if key in merged and merged[key].results == run.results:
                 logger.warning("Model %s (%s folds) was given twice (%s and %s); it is shown once.", run.key,
-                               run.folds, merged[key].root, run.root)
+                               run.scheme, merged[key].root, run.root)
                 continue
             if key in merged:
                 raise SubmissionError(
-                    f"results {run.key} ({run.folds} folds): two different runs, in {str(merged[key].root)!r} and "
+                    f"results {run.key} ({run.scheme} folds): two different runs, in {str(merged[key].root)!r} and "
                     f"{str(run.root)!r}; pass each model's results once."
                 )
             merged[key] = run

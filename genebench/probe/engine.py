@@ -270,7 +270,7 @@ class ProbeEngine:
         family folds when no family split exists, `family_unscorable`), and the labels and folds of those rows."""
         result = TaskScores(task=task, main_score=main_score_for(task), coverage=features.coverage)
         labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
-        unscorable = task.metadata.family_unscorable if self.settings.folds == "family" else None
+        unscorable = task.metadata.family_unscorable if self.settings.scheme == "family" else None
         result.skipped = unscorable or check_labels(task.metadata.type, labels, folds,
                                                     min_covered=self.settings.min_covered)
         return result, labels, folds

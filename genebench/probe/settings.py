@@ -24,7 +24,7 @@ _BOUNDS: dict[str, tuple[float, float | None, str]] = {
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "scale": get_args(Scale),
-    "folds": FOLD_SCHEMES,
+    "scheme": FOLD_SCHEMES,
     "categorical": ("multinomial", "ovr"),
     "pair_mode": ("mean", "concat"),
     "ordered_pair_mode": ("concat", "mean"),
@@ -54,7 +54,7 @@ class ProbeSettings:
             gene): "concat" (default, keeps which gene is which) or "mean".
         ridge_alpha: L2 strength of the ridge probe for regression tasks.
         min_covered: a task with fewer covered rows is skipped (recorded in its result).
-        folds: the fold scheme: "paper" (the paper's label-stratified folds) or "family" (gene families held out
+        scheme: the fold scheme: "paper" (the paper's label-stratified folds) or "family" (gene families held out
             together). Pair and train-test tasks keep their own split under both.
         device: "cpu" (numpy), "cuda" (torch on the GPU) or "auto" (cuda when torch sees one).
         multilabel_auc: "probabilities" (default) or "predictions": multi-label ROC AUC from hard 0/1 predictions,
@@ -76,7 +76,7 @@ class ProbeSettings:
     ordered_pair_mode: Literal["concat", "mean"] = "concat"
     ridge_alpha: float = 1.0
     min_covered: int = 10
-    folds: Folds = "paper"
+    scheme: Folds = "paper"
     device: Literal["auto", "cpu", "cuda"] = "auto"
     multilabel_auc: Literal["probabilities", "predictions"] = "probabilities"
 

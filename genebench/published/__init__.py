@@ -55,7 +55,7 @@ DATA_HASH = f"arXiv-{ARXIV}"
 GROUP = f"as published (arXiv {ARXIV}): their data releases and protocol"
 """The label under which published models are shown."""
 PROTOCOL = {
-    "protocol": "reference", "probe": "LogisticRegression(max_iter=5000) on raw vectors", "folds": "paper",
+    "protocol": "reference", "probe": "LogisticRegression(max_iter=5000) on raw vectors", "scheme": "paper",
     "split": "unseeded StratifiedKFold(5); KFold(5, shuffle) for multi-label tasks",
     "multilabel_auc": "predictions", "missing_genes": "random vectors",
     "data_releases": "HPA v23, UniProt REST 2024, NCBI descriptions via mygene (2024)",

@@ -41,7 +41,7 @@ def published_entries(tasks: Mapping[str, str], sources: Mapping[str, Any] | Non
         row = info.loc[model]
         key = published.model_id(row["slug"])
         entries.append({
-            "key": key, "id": f"{model} (as published)", "revision": published.COMMIT, "folds": "paper",
+            "key": key, "id": f"{model} (as published)", "revision": published.COMMIT, "scheme": "paper",
             "section": "published", "input": row["input"], "modality": row["input"], "license": published.LICENSE,
             "reference": published.PAPER_URL, "n_parameters": None, "size": "unknown", "size_label": "unknown",
             "data_hash": published.DATA_HASH, "n_tasks": int(len(rows)), "n_expected": int(len(rows)),

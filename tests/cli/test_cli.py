@@ -34,6 +34,31 @@ def test_help_teaches_with_examples(capsys):
         assert "examples:" in capsys.readouterr().out, command
 
 
+def test_renamed_flags_show_their_new_names_and_still_take_the_old(capsys):
+    from genebench.cli import build_parser
+    from genebench.cli.run import config_from_args
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = capsys.readouterr().out
+    assert "--model-revision" in shown and "--hub-revision" in shown and "--scheme" in shown
+    assert "--revision" not in shown.replace("--model-revision", "").replace("--hub-revision", "")
+    assert "--data-revision" not in shown and "--folds" not in shown
+    parser = build_parser()
+    new = parser.parse_args(["run", "--input", "random", "--model-revision", "abc", "--hub-revision", "v1",
+                             "--scheme", "family"])
+    old = parser.parse_args(["run", "--input", "random", "--revision", "abc", "--data-revision", "v1",
+                             "--folds", "family"])
+    assert (old.model_revision, old.hub_revision) == (new.model_revision, new.hub_revision) == ("abc", "v1")
+    assert config_from_args(old) == config_from_args(new)
+    assert (config_from_args(old).revision, config_from_args(old).schemes) == ("abc", ["family"])
+    for command in ("report", "compare", "tasks", "controls"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        shown = capsys.readouterr().out
+        assert "--scheme" in shown and "--folds" not in shown, command
+
+
 def test_tasks_lists_filters_and_shows(capsys, data):
     code, out, _ = run(capsys, "tasks", "--data", data, "--family", "reactome", "--no-derived")
     assert code == 0 and "| Pathways" in out and out.strip().endswith("\n1 task")

@@ -19,7 +19,7 @@ def runs(tmp_path_factory, fixtures):
     assert main(["build", "--out", str(data), "--sources", str(fixtures), "--family", "humantfs", "hgnc",
                  "reactome"]) == 0
     for name, extra in (("default", []), ("reference", ["--multilabel-auc", "predictions"])):
-        assert main(["run", "--data", str(data), "--input", "random", "--folds", "paper", "--no-derived",
+        assert main(["run", "--data", str(data), "--input", "random", "--scheme", "paper", "--no-derived",
                      "--out", str(root / name), *extra]) == 0
     return root
 

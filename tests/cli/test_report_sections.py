@@ -14,7 +14,7 @@ TASKS = ["long vs short range TF", "HLA class I vs class II", "dosage sensitive 
 def report(tmp_path_factory):
     root = tmp_path_factory.mktemp("sections")
     for seed, folds in ((1, ["paper", "family"]), (2, ["family"])):
-        assert main(["run", "--input", "random", "--seed", str(seed), "--name", f"test/random-{seed}", "--folds",
+        assert main(["run", "--input", "random", "--seed", str(seed), "--name", f"test/random-{seed}", "--scheme",
                      *folds, "--tasks", *TASKS, "--out", str(root / f"m{seed}")]) == 0
     assert main(["report", str(root / "m1"), str(root / "m2"), "--out", str(root / "report")]) == 0
     return root
@@ -25,7 +25,7 @@ def test_a_family_only_section_gets_its_own_figures(report, capsys):
     sections = report_sections(results)
     assert list(sections) == list(category_tables(results)) == ["paper folds", "family folds only"]
     alone, beside = sections["family folds only"]
-    assert beside is None and set(alone["label"]) == {"test/random-2"} and set(alone["folds"]) == {"family"}
+    assert beside is None and set(alone["label"]) == {"test/random-2"} and set(alone["scheme"]) == {"family"}
     out = report / "report"
     for stem in ("heatmap", "categories", "heatmap_family_folds_only", "categories_family_folds_only"):
         assert (out / f"{stem}.png").stat().st_size > 1000 and (out / f"{stem}.svg").stat().st_size > 1000

@@ -15,13 +15,13 @@ def runs(tmp_path_factory):
     """The paper-only and the family-only results folders: random vectors on the bundled snapshot."""
     root = tmp_path_factory.mktemp("schemes")
     for name, folds in (("paper-only", "paper"), ("family-only", "family")):
-        assert main(["run", "--input", "random", "--name", f"test/{name}", "--folds", folds, "--tasks", *TASKS,
+        assert main(["run", "--input", "random", "--name", f"test/{name}", "--scheme", folds, "--tasks", *TASKS,
                      "--out", str(root / name)]) == 0
     return root / "paper-only", root / "family-only"
 
 
 def test_a_family_only_run_prints_family_columns(capsys, tmp_path):
-    code = main(["run", "--input", "random", "--name", "test/family", "--folds", "family", "--tasks", TASKS[0],
+    code = main(["run", "--input", "random", "--name", "test/family", "--scheme", "family", "--tasks", TASKS[0],
                  "--out", str(tmp_path / "out")])
     printed = capsys.readouterr().out
     assert code == 0

@@ -16,7 +16,7 @@ TASK = "long vs short range TF"
 
 def test_run_config_keeps_the_task_selection(capsys, tmp_path):
     out = tmp_path / "first"
-    assert main(["run", "--input", "random", "--folds", "paper", "--tasks", TASK, "--out", str(out)]) == 0
+    assert main(["run", "--input", "random", "--scheme", "paper", "--tasks", TASK, "--out", str(out)]) == 0
     saved = yaml.safe_load((out / "run_config.yaml").read_text())
     assert saved["tasks"]["tasks"] == [TASK]
     again = tmp_path / "again"
@@ -49,7 +49,7 @@ def test_a_run_that_writes_nothing_leaves_no_folder(capsys, tmp_path):
 
 def test_compare_infers_the_models_of_two_single_model_folders(capsys, tmp_path):
     for seed in (1, 2):
-        assert main(["run", "--input", "random", "--seed", str(seed), "--name", f"test/random-{seed}", "--folds",
+        assert main(["run", "--input", "random", "--seed", str(seed), "--name", f"test/random-{seed}", "--scheme",
                      "paper", "--tasks", TASK, "HLA class I vs class II", "--out", str(tmp_path / f"m{seed}")]) == 0
     capsys.readouterr()
     assert main(["compare", str(tmp_path / "m1"), str(tmp_path / "m2")]) == 0

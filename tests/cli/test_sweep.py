@@ -32,7 +32,7 @@ def _scores(out: Path) -> dict[tuple[str, str, str], tuple[dict, float]]:
     """(model, fold scheme, task) -> (scores, the file's mtime)."""
     files = [p for p in out.rglob("*.json") if p.name != "model_meta.json" and "report" not in p.parts]
     results = [(json.loads(p.read_text()), p.stat().st_mtime_ns) for p in files]
-    return {(r["model"]["id"], r["probe"]["folds"], r["task"]["name"]): (r["scores"], mtime) for r, mtime in results}
+    return {(r["model"]["id"], r["probe"]["scheme"], r["task"]["name"]): (r["scores"], mtime) for r, mtime in results}
 
 
 def test_sweep_scores_each_model_in_its_folder_and_skips_finished_ones(tmp_path, capsys):

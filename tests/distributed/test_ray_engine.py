@@ -30,7 +30,7 @@ FAMILY = ["UniProt keyword Ligand"] + [meta.name for meta in list_tasks(family="
 def _results(out: Path) -> dict[tuple[str, str], dict]:
     """Every result of a run, by (fold scheme, task name)."""
     files = [p for p in out.rglob("*.json") if p.name != "model_meta.json"]
-    return {(r["probe"]["folds"], r["task"]["name"]): r for r in (json.loads(p.read_text()) for p in files)}
+    return {(r["probe"]["scheme"], r["task"]["name"]): r for r in (json.loads(p.read_text()) for p in files)}
 
 
 def _run(engine: str, tasks: list[str], out: Path, cache: Path, monkeypatch,

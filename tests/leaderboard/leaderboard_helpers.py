@@ -76,7 +76,7 @@ def result_document(
         "provenance": provenance,
         "model": {"id": model_id, "revision": "main", "input": adapter, "pooling": "mean",
                   "n_parameters": n_parameters},
-        "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500, **({"folds": scheme} if scheme != "paper" else {})},
+        "probe": {"C": 1.0, "tol": 1e-4, "max_iter": 500, **({"scheme": scheme} if scheme != "paper" else {})},
         "coverage": {"n_covered": n_entities, "n_task": n_entities, "fraction": 1.0},
         "scores": {"roc_auc": {"folds": folds, "mean": float(np.mean(folds)), "std": float(np.std(folds))}},
         "main_score": "roc_auc",

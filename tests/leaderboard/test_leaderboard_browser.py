@@ -64,9 +64,9 @@ def column(page, table: str, col: str) -> list[str]:
     return page.locator(f'{table} tbody td[data-col="{col}"]').all_inner_texts()
 
 
-def overall(runs, model_id: str, category: str | None = None, folds: str = "paper") -> str:
+def overall(runs, model_id: str, category: str | None = None, scheme: str = "paper") -> str:
     """A model's mean ± std AUC over its tasks (each task here is its own vote) as the page prints it."""
-    run = next(r for r in runs if r.model.id == model_id and r.folds == folds)
+    run = next(r for r in runs if r.model.id == model_id and r.scheme == scheme)
     means = [r.scores["roc_auc"].mean for r in run.results if category in (None, r.task.category)]
     return f"{np.mean(means):.3f} \u00b1 {np.std(means):.3f}"
 
@@ -120,7 +120,7 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
 
     # Family folds beside the paper folds: Understanding (added over names over the tasks no control solves under
     # family folds, here all but HLA), with its bootstrap interval; ESM has no family-fold run.
-    family_run = next(r for r in runs if r.model.id == minilm and r.folds == "family")
+    family_run = next(r for r in runs if r.model.id == minilm and r.scheme == "family")
     added = [r.added_over_names.value for r in family_run.results if r.task.controls["name"] < 0.9]
     assert len(added) == len(family_run.results) - 1
     view = leaderboard_data(runs)["views"]["||"][f"{minilm.replace('/', '__')}/main"]["understanding"]
@@ -129,7 +129,7 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
     cells = dict(zip(column(page, "#summary-table", "model"), column(page, "#summary-table", "understanding")))
     assert cells[f"{minilm} @main"] == view[0] and view[0].startswith(signed(np.mean(added)) + " [")
     assert cells["facebook/esm2_t33_650M_UR50D @main"] == "\u2013"
-    assert column(page, "#summary-table", "family")[0] == overall(runs, minilm, folds="family")
+    assert column(page, "#summary-table", "family")[0] == overall(runs, minilm, scheme="family")
     lifts = [r.lift for r in family_run.results]
     assert column(page, "#summary-table", "familyLift")[0] == signed(np.mean(lifts))
     assert column(page, "#summary-table", "family")[2] == "\u2013"
@@ -140,7 +140,7 @@ def test_page_sorts_filters_links_and_escapes(site, browser, tmp_path: Path) -> 
 
     # Every per-task added-over-names cell reads back as its result file stores it: value and 95% interval.
     shown = 0
-    for run in (r for r in runs if r.folds == "family"):
+    for run in (r for r in runs if r.scheme == "family"):
         for result in run.results:
             locator = page.locator(f'tr[data-task="{css(result.task.name)}"] '
                                    f'td[data-col="model:{run.key}"] span[data-part="added"]')
@@ -239,7 +239,7 @@ def test_a_paper_only_and_a_family_only_run_are_never_ranked_together(browser, t
     assert page.locator("#family-section").is_visible()
     assert [m.split(" @")[0] for m in column(page, "#family-table", "model")] == ["ctheodoris/Geneformer"]
     assert column(page, "#family-table", "rank") == ["1"]
-    assert column(page, "#family-table", "overall") == [overall(runs, "ctheodoris/Geneformer", folds="family")]
+    assert column(page, "#family-table", "overall") == [overall(runs, "ctheodoris/Geneformer", scheme="family")]
     headers = page.locator("#family-table thead th").all_inner_texts()
     assert headers[2:6] == ["AUC (family folds)", "Lift (family folds)", "Understanding (family folds)",
                             "Tasks (family folds)"]

@@ -106,7 +106,7 @@ def test_family_folds_sit_beside_the_paper_folds_with_understanding(make_results
     family = validate_results(family_root)
     data = leaderboard_data([*paper, *family])
     (model,) = data["models"]
-    assert model["folds"] == "paper" and model["family_results_href"].endswith("results-family.json")
+    assert model["scheme"] == "paper" and model["family_results_href"].endswith("results-family.json")
     pathways = next(r for r in family[0].results if r.task.name == "Pathways")
     added = pathways.added_over_names
     assert data["cells"][model["key"]]["Pathways"]["family"] == [
@@ -135,5 +135,5 @@ def test_family_folds_sit_beside_the_paper_folds_with_understanding(make_results
     assert hla["shortcut"] and hla["best_control"] == "name 0.950 (family folds)"
     index = build_site([*paper, *family], tmp_path / "site")
     folder = index.parent / "models" / "ctheodoris__Geneformer" / "main"
-    assert json.loads((folder / "results-family.json").read_text())[0]["probe"]["folds"] == "family"
-    assert json.loads((folder / "results.json").read_text())[0]["probe"].get("folds", "paper") == "paper"
+    assert json.loads((folder / "results-family.json").read_text())[0]["probe"]["scheme"] == "family"
+    assert json.loads((folder / "results.json").read_text())[0]["probe"].get("scheme", "paper") == "paper"

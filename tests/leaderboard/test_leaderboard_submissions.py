@@ -68,7 +68,7 @@ def test_family_folds_of_a_merged_model_are_a_new_submission(make_results, fake_
     assert [run.folder for run in family] == ["folds-family/ctheodoris__Geneformer/main"]
     fake_hub.merge(REPO, submit_runs(family, REPO, endpoint=fake_hub.url).pr_num)  # same key, other scheme: accepted
     merged = validate_results(download_submissions(REPO, tmp_path / "hub", endpoint=fake_hub.url))
-    assert [(run.key, run.folds) for run in merged] == [("ctheodoris__Geneformer/main", "paper"),
+    assert [(run.key, run.scheme) for run in merged] == [("ctheodoris__Geneformer/main", "paper"),
                                                         ("ctheodoris__Geneformer/main", "family")]
     assert [run.results for run in merged] == [run.results for run in (*paper, *family)]
     with pytest.raises(SubmissionError, match=r"\['folds-family/ctheodoris__Geneformer/main'\] already on the"):

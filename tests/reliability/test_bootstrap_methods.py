@@ -28,7 +28,7 @@ def two_runs(tmp_path_factory) -> Path:
     os.environ["GENEBENCH_CACHE"] = str(root / "cache")
     try:
         for dim in ("256", "64"):
-            assert main(["run", "--input", "random", "--dim", dim, "--tasks", TASK, OTHER, "--folds", "family",
+            assert main(["run", "--input", "random", "--dim", dim, "--tasks", TASK, OTHER, "--scheme", "family",
                          "--out", str(root / f"random-{dim}")]) == 0
     finally:
         os.environ.pop("GENEBENCH_CACHE") if before is None else os.environ.__setitem__("GENEBENCH_CACHE", before)

@@ -105,14 +105,14 @@ def test_report_and_compare_with_flagged_tasks_excluded(command, cli, results_co
     summarises the second alone, and succeeds."""
     from genebench.results import load_results
 
-    frame = load_results(results_copy).drop_duplicates(["task", "folds"])
+    frame = load_results(results_copy).drop_duplicates(["task", "scheme"])
     assert dict(zip(frame["task"], frame["is_flagged"])) == {TASK: True, "N1 targets": False}
     other = tmp_path / "other"
-    assert cli("run", "--input", "random", "--name", "other/x", "--tasks", TASK, "N1 targets", "--folds", "paper",
+    assert cli("run", "--input", "random", "--name", "other/x", "--tasks", TASK, "N1 targets", "--scheme", "paper",
                "--out", other).code == 0
     before = snapshot(results_copy), snapshot(other)
     args = ("report", results_copy, "--out", tmp_path / "r") if command == "report" else \
-        ("compare", results_copy, other, "--a", "genebench/random-256", "--b", "other/x", "--folds", "paper")
+        ("compare", results_copy, other, "--a", "genebench/random-256", "--b", "other/x", "--scheme", "paper")
     outcome = cli(*args, "--exclude-flagged")
     assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.err[-2000:]
     if command == "report":

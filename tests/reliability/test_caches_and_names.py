@@ -126,9 +126,9 @@ def test_dollar_signs_in_names_are_drawn_as_text(cli, results_copy, tmp_path):
 def test_report_figures_with_mathtext_names():
     from genebench.report import plot_categories
 
-    frame = pd.DataFrame({"model": "a$x^^y$", "revision": "r$1$", "task": ["t1", "t2"], "category": "localization",
-                          "type": "binary", "metric": "roc_auc", "is_main": True, "mean": [0.7, 0.8], "std": 0.0,
-                          "coverage": 1.0, "data_hash": "d", "data_tasks": 2.0})
+    frame = pd.DataFrame({"model": "a$x^^y$", "model_revision": "r$1$", "task": ["t1", "t2"],
+                          "category": "localization", "type": "binary", "metric": "roc_auc", "is_main": True,
+                          "mean": [0.7, 0.8], "std": 0.0, "coverage": 1.0, "data_hash": "d", "data_tasks": 2.0})
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:

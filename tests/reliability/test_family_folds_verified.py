@@ -89,7 +89,7 @@ def test_damaged_family_folds_refuse_the_data_in_one_line(case, cli, data_copy, 
     assert snapshot(out) == {}  # nothing scored, nothing written (not even the paper-fold results)
 
 
-@pytest.mark.parametrize("folds", [(), ("--folds", "family")])
+@pytest.mark.parametrize("folds", [(), ("--scheme", "family")])
 def test_a_damaged_family_is_refused_by_the_task_list(folds, cli, data_copy):
     _rewrite(data_copy, "humantfs", _shuffled)
     fails(cli("tasks", "--data", data_copy, *folds), "tasks", "family folds refused")

@@ -71,14 +71,14 @@ def test_a_leaderboard_site_inside_the_results_does_not_break_the_next_report(cl
 def test_runs_with_other_probe_settings_are_never_mixed(cli, tmp_path):
     out = tmp_path / "results"
     assert cli("run", "--input", "random", "--tasks", TASK, "N1 targets", "--out", out, "--C", "0.01",
-               "--folds", "paper").code == 0
+               "--scheme", "paper").code == 0
     before = snapshot(out)
-    outcome = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100", "--folds", "paper")
+    outcome = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100", "--scheme", "paper")
     fails(outcome, "run", "holds 2 results of genebench/random-256 from another run", "probe C 100.0 vs 0.01",
           "--overwrite always")
     assert snapshot(out) == before
     replaced = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--C", "100", "--overwrite", "always",
-                   "--folds", "paper")
+                   "--scheme", "paper")
     assert replaced.code == 0
     assert [json.loads(p.read_text())["probe"]["C"] for p in paper_result_files(out)] == [100.0]
     no_partial_files(out)
@@ -142,7 +142,7 @@ def test_a_run_with_another_probe_scale_is_refused_then_recomputed(cli, tmp_path
           "probe scale standard vs none", "--overwrite always")
     assert snapshot(out) == before
     replaced = cli("run", "--input", "random", "--tasks", TASK, "--out", out, "--scale", "standard", "--overwrite",
-                   "always", "--folds", "paper")
+                   "always", "--scheme", "paper")
     assert replaced.code == 0
     assert [json.loads(p.read_text())["probe"]["scale"] for p in paper_result_files(out)] == ["standard"]
     no_partial_files(out)

@@ -114,7 +114,7 @@ def test_a_run_folder_with_both_fold_schemes_is_submitted_whole(cli, results_cop
 
 
 def test_a_paper_folder_result_claiming_family_folds_is_refused(cli, results_copy, tmp_path):
-    _edit(paper_result_files(results_copy)[0], lambda d: d["probe"].update(folds="family"))
+    _edit(paper_result_files(results_copy)[0], lambda d: d["probe"].update(scheme="family"))
     _refused_everywhere(cli, results_copy, tmp_path, "submit", "expected results scored under paper folds in this "
                         "folder, found family folds")
 
@@ -125,14 +125,14 @@ def test_folds_family_over_only_skipped_family_tasks_names_the_reason(reader, cl
     out = tmp_path / "hla"
     assert cli("run", "--input", "random", "--tasks", "HLA class I vs class II", "--out", out).code == 0
     args = ("--out", tmp_path / "report") if reader == "report" else ("--a", "genebench/random-256", "--b", "x")
-    fails(cli(reader, out, *args, "--folds", "family"), reader, "found only skipped tasks (1; 'HLA class I vs class "
-          "II': labels cannot be split by gene family", "leave out --folds")
+    fails(cli(reader, out, *args, "--scheme", "family"), reader, "found only skipped tasks (1; 'HLA class I vs class "
+          "II': labels cannot be split by gene family", "leave out --scheme")
     assert not (tmp_path / "report").exists()
     paper_only = tmp_path / "paper"
-    assert cli("run", "--input", "random", "--tasks", "HLA class I vs class II", "--folds", "paper", "--out",
+    assert cli("run", "--input", "random", "--tasks", "HLA class I vs class II", "--scheme", "paper", "--out",
                paper_only).code == 0
-    fails(cli(reader, paper_only, *args, "--folds", "family"), reader, "found only ['paper']; run the model with "
-          "--folds family first")
+    fails(cli(reader, paper_only, *args, "--scheme", "family"), reader, "found only ['paper']; run the model with "
+          "--scheme family first")
 
 
 def _family_file(results: Path) -> Path:
@@ -202,9 +202,9 @@ def test_damaged_added_over_names_is_refused_by_every_reader(damage, reader, cli
 @pytest.mark.parametrize("reader", ["report", "compare"])
 def test_a_family_result_edited_to_claim_paper_folds_is_refused(reader, cli, results_copy, tmp_path):
     """Was `ValueError: too many values to unpack` in `_merge_copies`."""
-    _edit(_family_file(results_copy), lambda d: d["probe"].update(folds="paper"))
+    _edit(_family_file(results_copy), lambda d: d["probe"].update(scheme="paper"))
     _refused_everywhere(cli, results_copy, tmp_path, reader, "expected family folds in its folder, found "
-                        "probe.folds 'paper'")
+                        "probe.scheme 'paper'")
 
 
 @pytest.mark.parametrize("reader", ["report", "compare"])

@@ -82,4 +82,4 @@ def test_the_shortcut_line_counts_by_control_and_points_to_the_list(screens):
         flagged = [meta for meta in data.tasks(scheme) if meta.is_shortcut_solvable]
         by_name = sum(meta.best_control[0] == "name" for meta in flagged)
         assert f"{len(flagged)} tasks under {scheme} folds (name {by_name}" in lines[at]
-    assert lines[at + 1].startswith("`genebench tasks --flagged [--folds family]` lists them")
+    assert lines[at + 1].startswith("`genebench tasks --flagged [--scheme family]` lists them")

@@ -1,6 +1,6 @@
 """Ctrl-C, SIGTERM and a repeated option behave the same in every fold scheme: a signal during either scheme's
 probes exits in one line (130, 143), keeps every finished result whole, holds no lock and leaves no half-written
-file, and the rerun resumes without rewriting a kept file; `--folds paper --folds family` runs both schemes."""
+file, and the rerun resumes without rewriting a kept file; `--scheme paper --scheme family` runs both schemes."""
 
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ def test_a_signal_during_either_scheme_stops_in_one_line_and_the_rerun_resumes(n
 
 def test_a_repeated_option_adds_to_it_rather_than_replacing_it(cli, tmp_path):
     out = tmp_path / "out"
-    outcome = cli("run", "--input", "random", "--tasks", TASK, "--tasks", "N1 targets", "--folds", "paper", "--folds",
-                  "family", "--folds", "paper", "--out", out)
+    outcome = cli("run", "--input", "random", "--tasks", TASK, "--tasks", "N1 targets", "--scheme", "paper", "--scheme",
+                  "family", "--scheme", "paper", "--out", out)
     assert outcome.code == 0 and "Traceback" not in outcome.err, outcome.err[-2000:]
     names = sorted(p.name for p in result_files(out))
     assert len(names) == 4 and len(set(names)) == 2  # both tasks under both schemes, each once

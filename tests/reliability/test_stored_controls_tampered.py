@@ -44,7 +44,7 @@ def test_tampered_stored_controls_are_refused_by_run(cli, data_copy, tmp_path, f
     tamper(data_copy)
     assert BenchmarkData(data_copy).data_hash != revision  # the data hash covers the controls
     out = tmp_path / "results"
-    outcome = cli("run", "--input", "random", "--dim", "16", "--data", data_copy, "--tasks", TASK, "--folds", folds,
+    outcome = cli("run", "--input", "random", "--dim", "16", "--data", data_copy, "--tasks", TASK, "--scheme", folds,
                   "--out", out)
     fails(outcome, "run", f"stored name control of task '{TASK}' under {folds} folds", "edited or swapped",
           "genebench controls --data")
@@ -57,7 +57,7 @@ def test_swapped_scheme_files_are_refused(cli, data_copy, tmp_path):
     paper.write_bytes(family_bytes)
     family.write_bytes(paper_bytes)
     commit_manifest(data_copy, read_manifest(data_copy))
-    outcome = cli("run", "--input", "random", "--dim", "16", "--data", data_copy, "--tasks", TASK, "--folds",
+    outcome = cli("run", "--input", "random", "--dim", "16", "--data", data_copy, "--tasks", TASK, "--scheme",
                   "paper", "--out", tmp_path / "results")
     fails(outcome, "run", f"task '{TASK}' under paper folds", "edited or swapped")
     assert not [path for path in snapshot(tmp_path / "results") if path.endswith(".json")]  # no result written

@@ -83,7 +83,7 @@ def test_each_result_sets_the_pooled_auc_beside_the_fold_mean():
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(len(genes), 16)).astype(np.float32)
     vectors[:, 0] += (np.isin(genes, task.entities[task.labels == 1])).astype(np.float32)  # a weak signal
-    engine = ProbeEngine(GeneEmbeddings(symbols=genes, vectors=vectors), ProbeSettings(folds="family"))
+    engine = ProbeEngine(GeneEmbeddings(symbols=genes, vectors=vectors), ProbeSettings(scheme="family"))
     scores, held_out, _ = engine.score(task)
     pooled = scores.diagnostics[POOLED_AUC]
     assert pooled == round(roc_auc_score(task.labels[scores.rows], held_out), 6)
