@@ -55,7 +55,7 @@ def main() -> None:
         print(f"{'baseline: one model':>22}: {baseline:7.2f} s  (random, {RANDOM_DIM} dims, {len(tasks)} tasks)")
         for folds in (["paper"], ["paper", "family"]):
             start = time.perf_counter()
-            add_controls(out, folds=folds, progress=False)
+            add_controls(out, schemes=folds, progress=False)
             seconds = time.perf_counter() - start
             print(f"{'controls, ' + ' + '.join(folds):>22}: {seconds:7.2f} s  ({seconds / baseline:.2f} x the "
                   f"one-model baseline; name, identity and random over 5+ seeds; {os.cpu_count()} CPUs visible)")

@@ -73,13 +73,13 @@ def main() -> None:
         rows = {task.name: covered_rows(task, genes) for task in tasks}
         source = args.table.name if args.table else "the tasks' genes"
         print(f"{folds} folds: {len(tasks)} tasks, {len(genes)} of {len(table)} genes of {source} covered; "
-              f"{np.mean([len(rows[t.name]) / len(t.folds) for t in tasks]):.3f} of the rows on average")
+              f"{np.mean([len(rows[t.name]) / len(t.fold_ids) for t in tasks]):.3f} of the rows on average")
         start = time.perf_counter()
         stored = {task.name: covered_control_scores(data, task, rows[task.name], folds) for task in tasks}
         stored_seconds = time.perf_counter() - start
         start = time.perf_counter()
         restricted = [Task(task.metadata, task.entities[rows[task.name]], task.labels[rows[task.name]],
-                           task.folds[rows[task.name]]) for task in tasks]
+                           task.fold_ids[rows[task.name]]) for task in tasks]
         refit = control_scores(data, restricted, settings)
         refit_seconds = time.perf_counter() - start
         differences = {}

@@ -29,8 +29,8 @@ from genebench.tasks.types import task_type  # noqa: E402
 
 def pooled(task, values: np.ndarray) -> float:
     """The AUC of every held-out prediction ranked together."""
-    values = np.asarray(values, dtype=np.float64).reshape(len(task.folds), -1)
-    rows = (task.folds >= 0) & ~np.isnan(values).any(axis=1)
+    values = np.asarray(values, dtype=np.float64).reshape(len(task.fold_ids), -1)
+    rows = (task.fold_ids >= 0) & ~np.isnan(values).any(axis=1)
     scores = values[rows]
     if task_type(task.metadata.type).target == "binary":
         scores = scores[:, 0]
@@ -49,7 +49,7 @@ def main() -> None:
             continue
         mean, pool = score_values(task, name), pooled(task, name)
         report = meta.family_report
-        imbalance = fold_imbalance(task.folds, meta.n_folds)
+        imbalance = fold_imbalance(task.fold_ids, meta.n_folds)
         rows.append((report["largest_family_share"], imbalance, mean, pool, meta.name))
     rows.sort(reverse=True)
     print(f"{'share':>6} {'imbal':>6} {'mean':>7} {'pooled':>7} {'gap':>7}  task")

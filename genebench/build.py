@@ -126,7 +126,7 @@ def _build_locked(out: Path, names: list[str], *, sources_dir: str | Path | None
     if controls:
         from genebench.controls.build import add_controls
 
-        add_controls(out, folds=control_folds, progress=progress)
+        add_controls(out, schemes=control_folds, progress=progress)
     return BenchmarkData(out)
 
 

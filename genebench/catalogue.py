@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from genebench.data import BenchmarkData, open_data
 from genebench.errors import UnknownTaskError
 from genebench.registry import unknown_name_message
-from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, Folds, TaskMetadata, format_control
+from genebench.tasks.metadata import CATEGORIES, TASK_TYPES, Scheme, TaskMetadata, format_control
 from genebench.tasks.task import Task
 
 DataLike = str | Path | BenchmarkData | None
@@ -62,10 +62,10 @@ def list_tasks(
     type: str | list[str] | None = None,
     include_derived: bool = True,
     data: DataLike = None,
-    folds: Folds = "paper",
+    scheme: Scheme = "paper",
 ) -> TaskList:
     """Tasks matching every given filter; each filter takes one value or a list. Their metadata carries the control
-    scores of fold scheme `folds`.
+    scores of fold scheme `scheme`.
 
     Examples:
         >>> list_tasks(category="localization", type="multi-label").names
@@ -80,7 +80,7 @@ def list_tasks(
     categories = _check("category", category, list(CATEGORIES))
     types = _check("type", type, list(TASK_TYPES))
     return TaskList(
-        meta for meta in opened.tasks(folds)
+        meta for meta in opened.tasks(scheme)
         if (families is None or meta.family in families)
         and (categories is None or meta.category in categories)
         and (types is None or meta.type in types)
@@ -88,20 +88,20 @@ def list_tasks(
     )
 
 
-def get_task_metadata(name: str, *, data: DataLike = None, folds: Folds = "paper") -> TaskMetadata:
-    """One task's metadata, with the control scores of fold scheme `folds` (old names resolve with a warning)."""
-    return resolve_data(data).metadata(name, folds)
+def get_task_metadata(name: str, *, data: DataLike = None, scheme: Scheme = "paper") -> TaskMetadata:
+    """One task's metadata, with the control scores of fold scheme `scheme` (old names resolve with a warning)."""
+    return resolve_data(data).metadata(name, scheme)
 
 
-def load_task(name: str, *, data: DataLike = None, folds: Folds = "paper") -> Task:
-    """Load a task's entities, labels (numpy; multi-hot for multi-label) and folds.
+def load_task(name: str, *, data: DataLike = None, scheme: Scheme = "paper") -> Task:
+    """Load a task's entities, labels (numpy; multi-hot for multi-label) and fold ids under `scheme`.
 
     Examples:
         >>> task = load_task("TF vs non-TF")  # doctest: +SKIP
         >>> task.entities.shape, task.labels.shape, task.n_splits  # doctest: +SKIP
         ((2757,), (2757,), 5)
     """
-    return resolve_data(data).load_task(name, folds)
+    return resolve_data(data).load_task(name, scheme)
 
 
 class TaskSelection(BaseModel):
@@ -123,18 +123,18 @@ class TaskSelection(BaseModel):
     type: list[str] | None = None
     no_derived: bool = False
 
-    def select(self, data: DataLike, folds: Folds = "paper") -> list[TaskMetadata]:
+    def select(self, data: DataLike, scheme: Scheme = "paper") -> list[TaskMetadata]:
         """The metadata of the selected tasks of `data` (see `resolve_data`), in registry order, with the control
-        scores of fold scheme `folds` (so shortcut flags follow the scheme).
+        scores of fold scheme `scheme` (so shortcut flags follow the scheme).
 
         Raises:
             UnknownTaskError: a task, family, category or type that does not exist.
         """
         opened = resolve_data(data)
         chosen = list_tasks(family=self.family, category=self.category, type=self.type,
-                            include_derived=not self.no_derived, data=opened, folds=folds)
+                            include_derived=not self.no_derived, data=opened, scheme=scheme)
         if self.tasks:
-            wanted = {opened.metadata(name, folds).name for name in self.tasks}
+            wanted = {opened.metadata(name, scheme).name for name in self.tasks}
             chosen = [meta for meta in chosen if meta.name in wanted]
         return list(chosen)
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from genebench.probe.settings import ProbeSettings
 
 SCHEMES = ("paper", "family")
-"""The fold schemes, the headline first (`genebench.tasks.metadata.Folds`)."""
+"""The fold schemes, the headline first (`genebench.tasks.metadata.Scheme`)."""
 EXAMPLE = "{model: sentence-transformers/all-MiniLM-L6-v2, input: description, adapter: {batch_size: 8}}"
 """A valid model entry, shown beside a refused key."""
 

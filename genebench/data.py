@@ -32,7 +32,7 @@ from genebench.controls.stored import StoredControls
 from genebench.errors import MissingSourceError, SourceFormatError, UnknownTaskError
 from genebench.hashing import file_sha256
 from genebench.registry import unknown_name_message
-from genebench.tasks.metadata import FOLD_SCHEMES, Folds, TaskMetadata
+from genebench.tasks.metadata import FOLD_SCHEMES, Scheme, TaskMetadata
 from genebench.tasks.task import Task
 from genebench.tasks.types import task_type
 
@@ -119,24 +119,24 @@ class BenchmarkData:
         """The folder's control table (`genebench.controls.stored.CONTROL_SCORES_SCHEMA`), hash-checked."""
         return self.stored_controls.table
 
-    def controls(self, folds: Folds = "paper") -> dict[str, dict[str, float]]:
-        """Task -> control -> main score under fold scheme `folds` (`genebench.controls`); a control that could not
+    def controls(self, scheme: Scheme = "paper") -> dict[str, dict[str, float]]:
+        """Task -> control -> main score under fold scheme `scheme` (`genebench.controls`); a control that could not
         score a task is left out of its entry."""
-        return self.stored_controls.scores(_scheme(folds))
+        return self.stored_controls.scores(_scheme(scheme))
 
-    def _scheme_metadata(self, folds: Folds) -> dict[str, TaskMetadata]:
-        folds = _scheme(folds)
-        if folds not in self._by_scheme:
-            controls = self.controls(folds)
-            self._by_scheme[folds] = {name: meta.model_copy(update={"controls": controls.get(name, {})})
+    def _scheme_metadata(self, scheme: Scheme) -> dict[str, TaskMetadata]:
+        scheme = _scheme(scheme)
+        if scheme not in self._by_scheme:
+            controls = self.controls(scheme)
+            self._by_scheme[scheme] = {name: meta.model_copy(update={"controls": controls.get(name, {})})
                                       for name, meta in self._metadata.items()}
-            if folds == "family":  # family folds are verified before the first use of the scheme
+            if scheme == "family":  # family folds are verified before the first use of the scheme
                 try:
                     self._verify_family_folds()
                 except SourceFormatError:
-                    del self._by_scheme[folds]
+                    del self._by_scheme[scheme]
                     raise
-        return self._by_scheme[folds]
+        return self._by_scheme[scheme]
 
     def _verify_family_folds(self) -> None:
         """Refuse family folds that do not hold the families of the data's HGNC table out, or whose unscorable marks
@@ -146,7 +146,7 @@ class BenchmarkData:
 
         families = gene_families(self.hgnc()) if "symbols/hgnc.parquet" in self.manifest["files"] else None
         for name in self._metadata:
-            paper = self.load_task(name).folds
+            paper = self.load_task(name).fold_ids
             if problem := family_fold_problem(self.load_task(name, "family"), paper, families):
                 raise SourceFormatError(f"data folder '{self.path}': task '{name}': family folds refused: {problem}; "
                                         "the data was changed after the build, rebuild it with `genebench build`.")
@@ -155,14 +155,14 @@ class BenchmarkData:
     def _aliases(self) -> dict[str, str]:
         return {alias: meta.name for meta in self._metadata.values() for alias in meta.aliases}
 
-    def tasks(self, folds: Folds = "paper") -> list[TaskMetadata]:
-        """Metadata of every task, in family then build order, with the control scores of fold scheme `folds`."""
-        return list(self._scheme_metadata(folds).values())
+    def tasks(self, scheme: Scheme = "paper") -> list[TaskMetadata]:
+        """Metadata of every task, in family then build order, with the control scores of fold scheme `scheme`."""
+        return list(self._scheme_metadata(scheme).values())
 
-    def metadata(self, name: str, folds: Folds = "paper") -> TaskMetadata:
-        """One task's metadata, with the control scores of fold scheme `folds`; an old name resolves with a warning,
+    def metadata(self, name: str, scheme: Scheme = "paper") -> TaskMetadata:
+        """One task's metadata, with the control scores of fold scheme `scheme`; an old name resolves with a warning,
         an unknown one suggests close names."""
-        by_name = self._scheme_metadata(folds)
+        by_name = self._scheme_metadata(scheme)
         if name in by_name:
             return by_name[name]
         if name in self._aliases:
@@ -171,8 +171,8 @@ class BenchmarkData:
             return by_name[current]
         raise UnknownTaskError(unknown_name_message("task", name, [*by_name, *self._aliases]))
 
-    def control_predictions(self, task_name: str, folds: Folds = "paper") -> dict[str, np.ndarray]:
-        """Each stored control's held-out scores per row of `load_task(task_name, folds)`, as float32 (read them
+    def control_predictions(self, task_name: str, scheme: Scheme = "paper") -> dict[str, np.ndarray]:
+        """Each stored control's held-out scores per row of `load_task(task_name, scheme)`, as float32 (read them
         checked against their stored scores with `genebench.controls.covered.stored_predictions`).
 
         Shape (n_rows,) for binary and pair tasks, (n_rows, n_labels) for multi-label and categorical ones (columns
@@ -180,8 +180,8 @@ class BenchmarkData:
         multi-label columns) or log-probabilities (categorical classes): monotone in the held-out probability. A
         derived task gets its parent's column. Seeded controls (`random`) are stored as scores only.
         """
-        meta = self.metadata(task_name, folds)
-        return self.stored_controls.predictions(meta, _scheme(folds))
+        meta = self.metadata(task_name, scheme)
+        return self.stored_controls.predictions(meta, _scheme(scheme))
 
     # -- rows ----------------------------------------------------------------------------------------------
 
@@ -202,32 +202,32 @@ class BenchmarkData:
                                                      for f in files])
         return self._tables[family]
 
-    def load_task(self, name: str, folds: Folds = "paper") -> Task:
-        """A task's entities, labels and folds as numpy arrays of its own (see `Task`).
+    def load_task(self, name: str, scheme: Scheme = "paper") -> Task:
+        """A task's entities, labels and fold ids as numpy arrays of its own (see `Task`).
 
         Args:
             name: the task (or an alias).
-            folds: "paper" (the `fold` column) or "family" (`family_fold`: gene families held out; equal to `fold`
+            scheme: "paper" (the `fold` column) or "family" (`family_fold`: gene families held out; equal to `fold`
                 for pair and train-test tasks). The metadata carries that scheme's control scores.
         """
-        meta = self.metadata(name, folds)
+        meta = self.metadata(name, scheme)
         if meta.is_derived:
-            key = (meta.parent, _scheme(folds))
+            key = (meta.parent, _scheme(scheme))
             if key not in self._parents:
-                self._parents[key] = self.load_task(meta.parent, folds)
+                self._parents[key] = self.load_task(meta.parent, scheme)
             parent = self._parents[key]
             column = parent.metadata.label_names.index(meta.label_names[1])
-            return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.folds)
+            return Task(meta, parent.entities, parent.labels[:, column].astype(np.int64), parent.fold_ids)
         if meta.family not in self._rows:
             self._rows[meta.family] = _FamilyRows.of(self._table(meta.family))
-        family, column = self._rows[meta.family], FOLD_COLUMNS[_scheme(folds)]
-        if column not in family.folds:
+        family, column = self._rows[meta.family], FOLD_COLUMNS[_scheme(scheme)]
+        if column not in family.fold_ids:
             raise SourceFormatError(f"data folder '{self.path}': family '{meta.family}' has no '{column}' column "
                                     f"(built by an older genebench); rebuild it with `genebench build`.")
         rows = family.rows.get(meta.name, np.zeros(0, dtype=np.intp))
         entities = np.stack([family.entity[rows], family.entity_2[rows]], axis=1) if len(meta.entity_types) == 2 \
             else family.entity[rows]
-        return Task(meta, entities, family.labels(meta, rows), family.folds[column][rows].astype(np.int64))
+        return Task(meta, entities, family.labels(meta, rows), family.fold_ids[column][rows].astype(np.int64))
 
     def auxiliary(self, family: str, name: str) -> pd.DataFrame:
         """A family's auxiliary table, e.g. `auxiliary("opentargets", "diseases")` (id, name, description).
@@ -285,15 +285,15 @@ FOLD_COLUMNS: dict[str, str] = {"paper": "fold", "family": "family_fold"}
 """Fold scheme -> the long layout's column that holds it."""
 
 
-def _scheme(folds: str) -> str:
-    """`folds`, once it names a fold scheme.
+def _scheme(scheme: str) -> str:
+    """`scheme`, once it names a fold scheme.
 
     Raises:
         ValueError: it does not.
     """
-    if folds not in FOLD_SCHEMES:
-        raise ValueError(f"folds: expected one of {list(FOLD_SCHEMES)}, found {folds!r}.")
-    return folds
+    if scheme not in FOLD_SCHEMES:
+        raise ValueError(f"scheme: expected one of {list(FOLD_SCHEMES)}, found {scheme!r}.")
+    return scheme
 
 
 _MANIFEST_KEYS = {"families": dict, "files": dict, "data_hash": str}
@@ -364,7 +364,7 @@ class _FamilyRows:
         label_codes, label_values: every row's labels, flattened, as codes into `label_values` (str).
         label_starts, label_counts: where each row's labels begin in `label_codes`, and how many it has.
         value: each row's continuous target (float64).
-        folds: fold column (`FOLD_COLUMNS`' values) -> each row's fold, for the columns the table has.
+        fold_ids: fold column (`FOLD_COLUMNS`' values) -> each row's fold, for the columns the table has.
     """
 
     rows: dict[str, np.ndarray]
@@ -375,7 +375,7 @@ class _FamilyRows:
     label_starts: np.ndarray
     label_counts: np.ndarray
     value: np.ndarray
-    folds: dict[str, np.ndarray]
+    fold_ids: dict[str, np.ndarray]
 
     @classmethod
     def of(cls, table: pa.Table) -> _FamilyRows:
@@ -390,7 +390,7 @@ class _FamilyRows:
                    entity_2=partners[partner_codes], label_codes=label_codes, label_values=label_values,
                    label_starts=np.cumsum(counts) - counts, label_counts=counts,
                    value=table["value"].to_numpy().astype(np.float64),
-                   folds={c: table[c].to_numpy() for c in FOLD_COLUMNS.values() if c in table.column_names})
+                   fold_ids={c: table[c].to_numpy() for c in FOLD_COLUMNS.values() if c in table.column_names})
 
     def labels(self, meta: TaskMetadata, rows: np.ndarray) -> np.ndarray:
         """The label array of `meta`'s task on `rows` (by its type's target): class indices into its label names,

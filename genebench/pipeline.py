@@ -44,7 +44,7 @@ from genebench.results import (
 from genebench.run_context import RunContext, SharedScores, shared_tasks
 from genebench.run_folder import RunFolder, scheme_folder
 from genebench.run_identity import RunIdentity
-from genebench.tasks.metadata import Folds
+from genebench.tasks.metadata import Scheme
 from genebench.tasks.task import Task
 from genebench.wording import counted
 
@@ -60,7 +60,7 @@ PHASES = ("select", "read", "partners", "probe", "controls", "write")
 
 # -- select -----------------------------------------------------------------------------------------------------
 
-def select_tasks(data: BenchmarkData, names: Sequence[str], folds: Folds = "paper") -> list[Task]:
+def select_tasks(data: BenchmarkData, names: Sequence[str], scheme: Scheme = "paper") -> list[Task]:
     """Load the named tasks with the folds of one scheme.
 
     Raises:
@@ -68,7 +68,7 @@ def select_tasks(data: BenchmarkData, names: Sequence[str], folds: Folds = "pape
     """
     if not names:
         raise GenebenchError("no task matches the selection; list them with `genebench tasks`.")
-    return [data.load_task(name, folds) for name in names]
+    return [data.load_task(name, scheme) for name in names]
 
 
 # -- encode -----------------------------------------------------------------------------------------------------
@@ -218,14 +218,14 @@ def run_probes(tasks: Sequence[Task], embeddings: GeneEmbeddings, out_dir: str |
     return [results[task.name] for task in tasks]
 
 
-def _against_controls(scores: TaskScores, data: BenchmarkData, folds: Folds) -> dict[str, Any]:
+def _against_controls(scores: TaskScores, data: BenchmarkData, scheme: Scheme) -> dict[str, Any]:
     """What a scored task's result needs from the controls: `controls` on its covered rows, and under family folds
     `added_over_names` (over the name control's stored predictions, resampled by gene family)."""
     if scores.skipped is not None or scores.rows is None:
         return {}
-    task, predictions = scores.task, stored_predictions(data, scores.task, folds)  # decoded and checked once
-    found = {"controls": controls_on(data, task, scores.rows, folds, predictions=predictions)}
-    name = predictions.get("name") if folds == "family" else None
+    task, predictions = scores.task, stored_predictions(data, scores.task, scheme)  # decoded and checked once
+    found = {"controls": controls_on(data, task, scores.rows, scheme, predictions=predictions)}
+    name = predictions.get("name") if scheme == "family" else None
     if name is not None:
         found["added_over_names"] = added_over_names(task, scores.rows, scores.held_out, name, data.gene_families)
     return found

@@ -159,7 +159,7 @@ class TaskResult(BaseModel):
     def identity(self) -> RunIdentity:
         """The identity of the run it came from. Results of two identities are never summarised together."""
         return RunIdentity(model=self.model.id, model_revision=self.model.revision, vectors=self.model.cache_key,
-                           probe=dict(self.probe), data=self.data_hash)
+                           probe=dict(self.probe), data_hash=self.data_hash)
 
     @property
     def run_identity(self) -> dict[str, Any]:
@@ -289,7 +289,7 @@ def identity_difference(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
     """How two run identities differ, in words: `probe C 100 vs 0.01; data revision a vs b`."""
     parts = []
     for key, label in (("model", "model"), ("model_revision", "model revision"),
-                       ("vectors", "vectors (adapter settings)"), ("data", "data revision")):
+                       ("vectors", "vectors (adapter settings)"), ("data_hash", "data revision")):
         if key in mine and key in theirs and mine[key] != theirs[key]:
             parts.append(f"{label} {mine[key]} vs {theirs[key]}")
     if "probe" in mine and "probe" in theirs:

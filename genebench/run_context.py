@@ -51,7 +51,7 @@ def shared_tasks(tasks: dict[str, list[Task]]) -> set[str]:
         if first.metadata.parent or any(task.metadata.family_unscorable for task in (first, *others)):
             continue
         if all(np.array_equal(getattr(first, part), getattr(other, part)) for other in others
-               for part in ("entities", "labels", "folds")):
+               for part in ("entities", "labels", "fold_ids")):
             shared.add(name)
     return shared
 

@@ -1,4 +1,4 @@
-"""What makes results one run: the model, its revision, the vectors, the probe settings and the data revision.
+"""What makes results one run: the model, its revision, the vectors, the probe settings and the data hash.
 
 A run builds its `RunIdentity` once, from its model record before anything is encoded; a result file carries the
 same record (`genebench.results.TaskResult.identity`). Results of two identities are never kept, resumed or
@@ -28,21 +28,21 @@ class RunIdentity:
         model_revision: the model's revision (`ModelInfo.revision`: a commit, or a table's sha256 prefix).
         vectors: the cache key of the model's record (adapter, input and settings: which vectors).
         probe: the probe settings (`ProbeSettings.to_dict()`, the fold scheme included).
-        data: the data's hash (`genebench.comparability.data_hash_of`).
+        data_hash: the data's hash (`genebench.comparability.data_hash_of`).
     """
 
     model: str
     model_revision: str
     vectors: str
     probe: Mapping[str, Any]
-    data: str
+    data_hash: str
 
     @classmethod
     def of_run(cls, model: ModelInfo, probe: Mapping[str, Any], provenance: Mapping[str, Any]) -> RunIdentity:
         """The identity of a run of `model` (its keyed record under the run's name, as results carry it) with these
         probe settings and data."""
         return cls(model=model.id, model_revision=model.revision, vectors=model.cache_key, probe=dict(probe),
-                   data=data_hash_of(provenance))
+                   data_hash=data_hash_of(provenance))
 
     def as_dict(self) -> dict[str, Any]:
         """A plain dict of the fields (what `TaskResult.run_identity` gives)."""

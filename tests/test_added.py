@@ -57,17 +57,17 @@ def test_a_model_with_its_own_signal_adds_and_a_names_only_model_does_not():
     assert abs(echo.value) < 0.005
     assert -0.01 < noise.value <= 0.002
     assert adds.low <= adds.value <= adds.high and len(adds.draws) == 200
-    assert adds.names == pytest.approx(np.mean([roc_auc_score(task.labels[task.folds == k], names[task.folds == k])
-                                                for k in range(5)]), abs=1e-6)
+    held = [task.fold_ids == k for k in range(5)]
+    assert adds.names == pytest.approx(np.mean([roc_auc_score(task.labels[k], names[k]) for k in held]), abs=1e-6)
 
 
 def test_each_fold_slope_is_the_fit_without_that_fold():
     task, names, extra = _binary(3)
     x = np.log(_sigmoid(extra) / (1 - _sigmoid(extra)))
     y = task.labels.astype(float)
-    stacked = _stacked(y[:, None].astype(bool), names[:, None], x[:, None], task.folds)[0][:, 0]
+    stacked = _stacked(y[:, None].astype(bool), names[:, None], x[:, None], task.fold_ids)[0][:, 0]
     for k in range(5):
-        train, test = task.folds != k, task.folds == k
+        train, test = task.fold_ids != k, task.fold_ids == k
 
         def loss(theta: np.ndarray, train: np.ndarray = train) -> float:
             eta = names[train] + theta[0] + theta[1] * x[train]
@@ -95,17 +95,17 @@ def test_bootstrap_draws_follow_the_exact_weighted_auc():
     task, names, extra = _binary(4)
     x = np.log(_sigmoid(extra) / (1 - _sigmoid(extra)))
     y = task.labels.astype(float)
-    stacked = _stacked(task.labels[:, None].astype(bool), names[:, None], x[:, None], task.folds)[0][:, 0]
+    stacked = _stacked(task.labels[:, None].astype(bool), names[:, None], x[:, None], task.fold_ids)[0][:, 0]
     weights = gene_weights(task.entities, 200, 0)[:80]  # 80 of the 200 draws keep it quick
 
     def weighted(scores: np.ndarray, w: np.ndarray) -> float:
-        return np.mean([roc_auc_score(task.labels[task.folds == k], scores[task.folds == k],
-                                      sample_weight=w[task.folds == k]) for k in range(5)])
+        return np.mean([roc_auc_score(task.labels[task.fold_ids == k], scores[task.fold_ids == k],
+                                      sample_weight=w[task.fold_ids == k]) for k in range(5)])
 
     def refitted(w: np.ndarray) -> np.ndarray:
         out = names.copy()
         for k in range(5):
-            train, test = task.folds != k, task.folds == k
+            train, test = task.fold_ids != k, task.fold_ids == k
             out[test] += _weighted_fit_slope(y[train], names[train], x[train], w[train]) * x[test]
         return out
 
@@ -166,9 +166,9 @@ def test_columns_are_weighted_by_positives_like_the_main_score(kind):
 
 def test_influence_sums_to_zero_per_fold():
     task, names, _ = _binary(6)
-    auc, psi = auc_with_influence(task.labels[:, None], names[:, None], task.folds)
+    auc, psi = auc_with_influence(task.labels[:, None], names[:, None], task.fold_ids)
     assert 0.7 < auc < 0.9
-    assert [abs(psi[task.folds == k].sum()) < 1e-9 for k in range(5)] == [True] * 5
+    assert [abs(psi[task.fold_ids == k].sum()) < 1e-9 for k in range(5)] == [True] * 5
 
 
 def test_covered_rows_and_rows_the_name_control_could_not_score():
@@ -182,8 +182,8 @@ def test_covered_rows_and_rows_the_name_control_could_not_score():
 
 def test_tasks_without_an_auc_or_out_of_fold_training_scores_are_skipped_with_a_reason():
     task, names, extra = _binary(8)
-    regression = Task(_meta("regression"), task.entities, names, task.folds)
-    train_test = Task(task.metadata, task.entities, task.labels, np.where(task.folds == 0, 0, -1))
+    regression = Task(_meta("regression"), task.entities, names, task.fold_ids)
+    train_test = Task(task.metadata, task.entities, task.labels, np.where(task.fold_ids == 0, 0, -1))
     assert "regression" in added_over_names(regression, np.arange(N), extra, names).skipped
     assert "train-test" in added_over_names(train_test, np.arange(N), _sigmoid(extra), names).skipped
 
@@ -214,7 +214,7 @@ def test_a_family_weighs_the_same_for_each_of_its_genes_in_every_task():
     task, names, extra = _binary(12)
     families = _families(task)
     result = added_over_names(task, np.arange(N), _sigmoid(extra), names, families=families)
-    renamed = Task(task.metadata, np.array([f"OTHER{i}" for i in range(N)]), task.labels, task.folds)
+    renamed = Task(task.metadata, np.array([f"OTHER{i}" for i in range(N)]), task.labels, task.fold_ids)
     again = added_over_names(renamed, np.arange(N), _sigmoid(extra), names,
                              families={f"OTHER{i}": families[g] for i, g in enumerate(task.entities.tolist())})
     assert result.method == again.method == "family bootstrap, slopes refitted"

@@ -46,13 +46,13 @@ def test_tasks_load_with_labels_folds_and_symbol_reports(built):
     assert tf.metadata.category == "regulatory functions"
     assert tf.metadata.symbol_report["n_renamed"] >= 1
     assert tf.labels.dtype == np.int64 and set(tf.labels) == {0, 1}
-    assert sorted(set(tf.folds)) == [0, 1, 2, 3, 4]
+    assert sorted(set(tf.fold_ids)) == [0, 1, 2, 3, 4]
     pathways = load_task("Pathways", data=built)
     assert pathways.labels.shape == (137, 4)
     assert pathways.metadata.label_names == ("Developmental Biology", "Disease", "Metabolism", "Signal Transduction")
     derived = load_task("Pathways;Signal Transduction", data=built)
     assert derived.metadata.type == "derived binary" and derived.metadata.parent == "Pathways"
-    assert np.array_equal(derived.folds, pathways.folds)
+    assert np.array_equal(derived.fold_ids, pathways.fold_ids)
     assert np.array_equal(derived.labels, pathways.labels[:, 3])
     pairs = load_task("Gene2Gene", data=built)
     assert pairs.entities.shape[1] == 2
@@ -165,7 +165,7 @@ def test_each_task_records_its_largest_family_and_fold_imbalance(built):
     data = BenchmarkData(built)
     tf = data.metadata("TF vs non-TF")
     report = tf.family_report
-    assert report["fold_imbalance"] == round(fold_imbalance(data.load_task("TF vs non-TF", "family").folds, 5), 4)
+    assert report["fold_imbalance"] == round(fold_imbalance(data.load_task("TF vs non-TF", "family").fold_ids, 5), 4)
     assert report["fold_imbalance"] >= 1.0 and 0 < report["largest_family_share"] <= DOMINANT_SHARE
     derived, parent = (data.metadata(name).family_report for name in ("Pathways;Signal Transduction", "Pathways"))
     assert derived["fold_imbalance"] == parent["fold_imbalance"]  # one set of family folds

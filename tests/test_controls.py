@@ -81,9 +81,9 @@ def test_identity_control_solves_gene2gene_but_not_its_cold_split(gene2gene):
     assert identity_scores(pairs, settings).scores["roc_auc"].mean > 0.9
     cold = gene2gene.load_task("Gene2Gene (cold genes)")
     report = cold.metadata.symbol_report
-    assert len(cold.folds) + report["n_cross_group"] == len(pairs.folds)  # every pair is kept or counted
-    assert 0.15 < len(cold.folds) / len(pairs.folds) < 0.25
-    test, train = cold.entities[cold.folds == 0], cold.entities[cold.folds != 0]
+    assert len(cold.fold_ids) + report["n_cross_group"] == len(pairs.fold_ids)  # every pair is kept or counted
+    assert 0.15 < len(cold.fold_ids) / len(pairs.fold_ids) < 0.25
+    test, train = cold.entities[cold.fold_ids == 0], cold.entities[cold.fold_ids != 0]
     assert not set(test.ravel()) & set(train.ravel())
     assert abs(identity_scores(cold, settings).scores["roc_auc"].mean - 0.5) < 0.03
     random = [scores.scores["roc_auc"].mean for name, _, scores in fit_controls(gene2gene, [cold], settings,
@@ -98,7 +98,7 @@ def test_perturbqa_tests_unseen_perturbations_so_identity_is_chance():
     assert len(names) == 10
     for name in names:
         task = data.load_task(name)
-        train, test = task.folds == -1, task.folds == 0
+        train, test = task.fold_ids == -1, task.fold_ids == 0
         assert test.any() and not set(task.entities[test, 0]) & set(task.entities[train, 0]), name
     task = data.load_task("PerturbQA k562 dir")
     assert identity_scores(task, ProbeSettings()).scores["auc_per_gene"].mean == pytest.approx(0.5)
@@ -141,11 +141,11 @@ def test_name_control_falls_under_family_folds_but_still_reads_kinase_from_names
     kinase = data.metadata("UniProt keyword Molecular function;Serine/threonine-protein kinase", "family")
     assert kinase.controls["name"] >= SHORTCUT_AUC and kinase.is_shortcut_solvable
     paper, family = (data.load_task(dosage, folds) for folds in ("paper", "family"))
-    assert np.array_equal(paper.entities, family.entities) and not np.array_equal(paper.folds, family.folds)
+    assert np.array_equal(paper.entities, family.entities) and not np.array_equal(paper.fold_ids, family.fold_ids)
     hgnc = data.hgnc().set_index("symbol")["gene_group_id"]
     for k in range(5):  # no HGNC group of a held-out gene's family is trained on
-        held = {hgnc[g] for g in family.entities[family.folds == k]}
-        assert not held & {hgnc[g] for g in family.entities[family.folds != k]} - {""}
+        held = {hgnc[g] for g in family.entities[family.fold_ids == k]}
+        assert not held & {hgnc[g] for g in family.entities[family.fold_ids != k]} - {""}
 
 
 @pytest.mark.parametrize("name, folds", [("TF vs non-TF", "paper"), ("RNA tissue specificity", "family"),
@@ -160,15 +160,15 @@ def test_stored_predictions_give_the_stored_score_and_any_subset_its_metric(name
     task = data.load_task(name, folds)
     predictions = data.control_predictions(name, folds)
     width = len(task.metadata.label_names) if task.labels.ndim == 2 or task.metadata.type == "categorical" else 0
-    assert predictions["name"].shape == ((len(task.folds), width) if width else (len(task.folds),))
+    assert predictions["name"].shape == ((len(task.fold_ids), width) if width else (len(task.fold_ids),))
     assert predictions["name"].dtype == np.float32 and "random" not in predictions
-    everything = covered_control_scores(data, task, np.arange(len(task.folds)), folds)
+    everything = covered_control_scores(data, task, np.arange(len(task.fold_ids)), folds)
     assert everything == task.metadata.controls  # the stored scores were computed from these predictions
-    rows = np.flatnonzero(np.random.default_rng(0).random(len(task.folds)) < 0.8)
+    rows = np.flatnonzero(np.random.default_rng(0).random(len(task.fold_ids)) < 0.8)
     covered = covered_control_scores(data, task, rows, folds)
     assert covered["random"] == task.metadata.controls["random"]  # counted with its stored mean over seeds
     if task.metadata.type == "binary" and task.metadata.evaluation == "cv":
-        labels, values, split = task.labels[rows], predictions["name"][rows], task.folds[rows]
+        labels, values, split = task.labels[rows], predictions["name"][rows], task.fold_ids[rows]
         by_hand = np.mean([roc_auc(labels[split == k], values[split == k], task_type="binary") for k in range(5)])
         assert covered["name"] == pytest.approx(by_hand, abs=1e-12)
     assert covered["name"] != everything["name"]
@@ -201,13 +201,13 @@ def test_held_out_values_are_logits_or_log_probabilities():
     from genebench.probe.engine import TaskScores
     from genebench.results import Coverage
 
-    proba = np.full((len(task.folds), len(task.metadata.label_names)), 1 / len(task.metadata.label_names))
+    proba = np.full((len(task.fold_ids), len(task.metadata.label_names)), 1 / len(task.metadata.label_names))
     proba[0] = np.linspace(1, 2, proba.shape[1]) / np.linspace(1, 2, proba.shape[1]).sum()
-    rows = np.arange(len(task.folds))
+    rows = np.arange(len(task.fold_ids))
     values = held_out_values(task, TaskScores(task, "roc_auc", Coverage(n_covered=len(rows), n_task=len(rows),
                                                                         fraction=1.0), held_out=proba, rows=rows))
     assert np.allclose(np.exp(values).sum(axis=1), 1, atol=1e-6)  # categorical: log-probabilities
-    gap = np.flatnonzero(task.folds != 1)  # fold 1 left without rows: its AUC, so the mean, is undefined
+    gap = np.flatnonzero(task.fold_ids != 1)  # fold 1 left without rows: its AUC, so the mean, is undefined
     assert np.isnan(score_values(task, values, gap)) and np.isfinite(score_values(task, values, rows))
 
 
@@ -311,7 +311,7 @@ def test_lift_on_a_partly_covered_task_is_over_controls_rescored_on_its_rows(tmp
     assert partial.scores == before.scores
 
     rows = np.flatnonzero(np.isin(partly.entities.astype(str), embeddings.symbols.astype(str)))
-    assert 0 < partial.coverage.n_covered == len(rows) < len(partly.folds)
+    assert 0 < partial.coverage.n_covered == len(rows) < len(partly.fold_ids)
     expected = covered_control_scores(data, partly, rows, "paper")  # from the stored predictions, no refit
     assert partial.diagnostics["controls_on_covered_rows"] == expected == partial.controls
     assert read_result(result_path(tmp_path, partial.model, partly.name)) == partial  # what was written
@@ -385,7 +385,7 @@ def test_stored_name_control_is_at_scikit_learns_optimum_on_a_small_task(folds):
     assert list(read.symbols) == list(task.entities)
     aucs = []
     for k in range(5):
-        train, test = task.folds != k, task.folds == k
+        train, test = task.fold_ids != k, task.fold_ids == k
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # lbfgs at tol 1e-9 may say it stopped at max_iter
             fit = LogisticRegression(C=1.0, tol=1e-9, max_iter=100_000).fit(read.vectors[train], task.labels[train])

@@ -47,7 +47,7 @@ def run_controls(args: argparse.Namespace) -> int:
     from genebench.controls.table import control_table
     from genebench.wording import counted
 
-    data = add_controls(args.data, names=args.only, folds=args.schemes, keep_seeds=args.keep_seeds,
+    data = add_controls(args.data, names=args.only, schemes=args.schemes, keep_seeds=args.keep_seeds,
                         progress=not args.quiet)
     for scheme in args.schemes:
         table = control_table(data.tasks(scheme))

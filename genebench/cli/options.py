@@ -80,9 +80,9 @@ def task_selection(args: argparse.Namespace):
                          no_derived=args.no_derived)
 
 
-def selected_tasks(selection, data, folds: str = "paper") -> list:
+def selected_tasks(selection, data, scheme: str = "paper") -> list:
     """Task metadata chosen by `selection` (the options' `argparse.Namespace`, or a `TaskSelection`), in registry
-    order, with fold scheme `folds`' controls.
+    order, with fold scheme `scheme`' controls.
 
     Raises:
         GenebenchError: a --tasks value that is a category, task family or task type: the option to use instead.
@@ -93,13 +93,13 @@ def selected_tasks(selection, data, folds: str = "paper") -> list:
         selection = task_selection(selection)
     kinds = {**{t: "--type" for t in TASK_TYPES}, **{f: "--family" for f in data.families},
              **{c: "--category" for c in CATEGORIES}}
-    known = {meta.name for meta in data.tasks(folds)}
+    known = {meta.name for meta in data.tasks(scheme)}
     for name in selection.tasks or ():
         if name not in known and name in kinds:
             what = kinds[name].removeprefix("--").replace("family", "task family").replace("type", "task type")
             raise GenebenchError(f"--tasks '{name}': expected task names, found a {what}; use {kinds[name]} "
                                  f"'{name}' (`genebench tasks {kinds[name]} '{name}'` lists its tasks).")
-    return selection.select(data, folds)
+    return selection.select(data, scheme)
 
 
 def open_data_from_args(args: argparse.Namespace):

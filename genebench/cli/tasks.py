@@ -83,9 +83,9 @@ def with_flags(frame: pd.DataFrame, data) -> pd.DataFrame:
     return frame
 
 
-def describe(data, name: str, folds: str = "paper") -> str:
-    """A task's metadata with its size, fold sizes (under `folds`) and label balance."""
-    task = data.load_task(name, folds)
+def describe(data, name: str, scheme: str = "paper") -> str:
+    """A task's metadata with its size, fold sizes (under `scheme`) and label balance."""
+    task = data.load_task(name, scheme)
     meta = task.metadata
     lines = [f"{meta.name}", "=" * len(meta.name)]
     for field in ("family", "category", "type", "evaluation", "fold_scheme", "parent", "description", "notes",
@@ -95,15 +95,15 @@ def describe(data, name: str, folds: str = "paper") -> str:
             lines.append(f"{field:>15}: {value}")
     if meta.aliases:
         lines.append(f"{'aliases':>15}: {', '.join(meta.aliases)}")
-    lines.append(f"{'rows':>15}: {len(task.folds)}  ({folds} folds: "
-                 f"{np.bincount(task.folds[task.folds >= 0]).tolist()})")
+    lines.append(f"{'rows':>15}: {len(task.fold_ids)}  ({scheme} folds: "
+                 f"{np.bincount(task.fold_ids[task.fold_ids >= 0]).tolist()})")
     lines.append(f"{'symbols':>15}: {meta.symbol_report}")
     if meta.family_report:
         lines.append(f"{'families':>15}: {meta.family_report}")
     if meta.controls:
         scores = ", ".join(f"{control} {score:.3f}" for control, score in sorted(meta.controls.items()))
         flag = "  SHORTCUT-SOLVABLE: a control alone reaches ROC AUC 0.9" if meta.is_shortcut_solvable else ""
-        lines.append(f"{'controls':>15}: {scores} ({folds} folds){flag}")
+        lines.append(f"{'controls':>15}: {scores} ({scheme} folds){flag}")
     kind = task_type(meta.type)
     if not kind.is_classification:
         lines.append(f"{'target':>15}: mean {task.labels.mean():.3f}, std {task.labels.std():.3f}")
@@ -111,5 +111,5 @@ def describe(data, name: str, folds: str = "paper") -> str:
     counts = kind.class_matrix(task.labels, len(meta.label_names)).sum(axis=0)
     lines.append(f"{'labels':>15}:")
     for label, count in sorted(zip(meta.label_names, counts), key=lambda item: -item[1]):
-        lines.append(f"{'':>17}{count:>7}  {count / len(task.folds):6.1%}  {label}")
+        lines.append(f"{'':>17}{count:>7}  {count / len(task.fold_ids):6.1%}  {label}")
     return "\n".join(lines)

@@ -115,12 +115,12 @@ def added_over_names(task: Task, rows: np.ndarray, model_scores: np.ndarray, nam
     info = task_type(task.metadata.type)
     method = ("family" if families is not None else "gene") + " bootstrap" + (", slopes refitted" if refit else "")
     base = {"n_boot": n_boot, "seed": seed, "method": method}
-    folds = np.asarray(task.folds)[rows]
+    folds = np.asarray(task.fold_ids)[rows]
     if not info.is_classification:
         return AddedOverNames(**base, skipped="a regression task has no AUC to add to")
     if (folds < 0).any():
         return AddedOverNames(**base, skipped="train-test split: training rows have no held-out scores to fit on")
-    names = np.asarray(name_scores, dtype=np.float64).reshape(len(task.folds), -1)[rows]
+    names = np.asarray(name_scores, dtype=np.float64).reshape(len(task.fold_ids), -1)[rows]
     y = info.indicators(np.asarray(task.labels)[rows], names.shape[1]).astype(bool)
     if info.is_multiclass:
         names = _logit_from_log_probability(names)

@@ -43,7 +43,8 @@ SEEDED = [name for name, control in CONTROLS.items() if control.seeded]
 
 
 def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, names: Sequence[str] | None = None,
-                 folds: Sequence[str] = FOLD_SCHEMES, keep_seeds: bool = False, progress: bool = True) -> BenchmarkData:
+                 schemes: Sequence[str] = FOLD_SCHEMES, keep_seeds: bool = False,
+                 progress: bool = True) -> BenchmarkData:
     """Score the control baselines (`genebench.controls`) on every task of a data folder under each fold scheme and
     store their table and predictions.
 
@@ -55,7 +56,7 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, name
         out: a built data folder.
         settings: the probe settings of every control (default: the probe's defaults).
         names: which controls to score (default all); the folder's other controls are kept.
-        folds: the fold schemes to score (default both); family rows need paper rows, which are scored too when the
+        schemes: the fold schemes to score (default both); family rows need paper rows, which are scored too when the
             folder has none.
         keep_seeds: keep the random control's stored seeds (count, mean and spread per task) and add only the seeds
             `genebench.controls.random_seeds_left` asks for after them.
@@ -73,7 +74,7 @@ def add_controls(out: str | Path, *, settings: ProbeSettings | None = None, name
     old = data.control_table
     if keep_seeds:
         _check_kept_seeds(data, settings)
-    schemes = [scheme for scheme in FOLD_SCHEMES if scheme in folds]
+    schemes = [scheme for scheme in FOLD_SCHEMES if scheme in schemes]
     if "family" in schemes and "paper" not in schemes and not (
             (old["folds"] == "paper") & old["control"].isin(names)).any():
         logger.info("the folder has no paper-fold controls, which family folds share for pair tasks: scoring both")

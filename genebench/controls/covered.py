@@ -17,7 +17,7 @@ import numpy as np
 from genebench.controls.table import STORED_PREDICTIONS
 from genebench.metrics import classification_scores
 from genebench.probe.engine import is_ordered_pair, main_score_for, summarise_folds
-from genebench.tasks.metadata import Folds
+from genebench.tasks.metadata import Scheme
 from genebench.tasks.task import Task
 from genebench.tasks.types import task_type
 
@@ -38,9 +38,9 @@ def score_values(task: Task, values: np.ndarray, rows: np.ndarray | None = None)
         values: shape (n_rows,) or (n_rows, n_columns), the stored predictions of every row.
         rows: indices of the rows to score.
     """
-    values = np.asarray(values, dtype=np.float64).reshape(len(task.folds), -1)
-    rows = np.arange(len(task.folds)) if rows is None else np.asarray(rows)
-    folds = np.asarray(task.folds)
+    values = np.asarray(values, dtype=np.float64).reshape(len(task.fold_ids), -1)
+    rows = np.arange(len(task.fold_ids)) if rows is None else np.asarray(rows)
+    folds = np.asarray(task.fold_ids)
     rows = rows[(folds[rows] >= 0) & ~np.isnan(values[rows]).any(axis=1)]
     values, labels, folds = values[rows], task.labels[rows], folds[rows]
     if not len(rows) or len(np.unique(folds)) <= int(folds.max()):
@@ -58,8 +58,8 @@ SCORE_TOLERANCE = 1e-6
 and metric code give the same score; this only absorbs the summation order of another CPU)."""
 
 
-def stored_predictions(data: BenchmarkData, task: Task, folds: Folds) -> dict[str, np.ndarray]:
-    """The stored controls' held-out values of `task` (loaded under `folds`), checked the first time they are read
+def stored_predictions(data: BenchmarkData, task: Task, scheme: Scheme) -> dict[str, np.ndarray]:
+    """The stored controls' held-out values of `task` (loaded under `scheme`), checked the first time they are read
     in this process: each block must give its stored score on the task's rows, so an edited, swapped, reordered or
     truncated block is refused.
 
@@ -67,10 +67,10 @@ def stored_predictions(data: BenchmarkData, task: Task, folds: Folds) -> dict[st
         SourceFormatError: a block is not what the control table records.
     """
     stored = data.stored_controls
-    values = data.control_predictions(task.name, folds)
-    if (folds, task.name) in stored.verified:
+    values = data.control_predictions(task.name, scheme)
+    if (scheme, task.name) in stored.verified:
         return values
-    for record in stored.records(task.metadata.name, folds):
+    for record in stored.records(task.metadata.name, scheme):
         found = values[record["control"]]
         if len(found) != len(task.labels):
             raise stored.refused(record, f"has {len(found)} rows where the task has {len(task.labels)}")
@@ -78,11 +78,11 @@ def stored_predictions(data: BenchmarkData, task: Task, folds: Folds) -> dict[st
         score = score_values(task, found)
         if expected is not None and np.isfinite(expected) and not abs(score - expected) <= SCORE_TOLERANCE:
             raise stored.refused(record, f"scores {score:.6f} where the control table records {expected:.6f}")
-    stored.verified.add((folds, task.name))
+    stored.verified.add((scheme, task.name))
     return values
 
 
-def covered_control_scores(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds, *,
+def covered_control_scores(data: BenchmarkData, task: Task, rows: np.ndarray, scheme: Scheme, *,
                            predictions: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
     """Each control's main score on the given rows of `task` (the rows a model covers), from the stored predictions.
 
@@ -93,15 +93,15 @@ def covered_control_scores(data: BenchmarkData, task: Task, rows: np.ndarray, fo
 
     Args:
         data: the data folder holding the controls.
-        task: the task as loaded with `folds`.
+        task: the task as loaded with `scheme`.
         rows: shape (n_covered,), indices of the covered rows.
-        folds: the fold scheme ("paper" or "family").
+        scheme: the fold scheme ("paper" or "family").
         predictions: the task's `stored_predictions`, when the caller has them (default: read here).
     """
     if predictions is None:
-        predictions = stored_predictions(data, task, folds)
+        predictions = stored_predictions(data, task, scheme)
     scores = {name: score_values(task, values, rows) for name, values in predictions.items()}
-    stored = data.metadata(task.name, folds).controls
+    stored = data.metadata(task.name, scheme).controls
     scores |= {name: score for name, score in stored.items() if name not in STORED_PREDICTIONS}
     return {name: float(score) for name, score in scores.items() if np.isfinite(score)}
 
@@ -114,25 +114,25 @@ def covered_rows(task: Task, missing: Sequence[str]) -> np.ndarray:
     return np.flatnonzero(~np.isin(entities.astype(str), list(missing)).any(axis=1))
 
 
-def controls_on(data: BenchmarkData, task: Task, rows: np.ndarray, folds: Folds, *,
+def controls_on(data: BenchmarkData, task: Task, rows: np.ndarray, scheme: Scheme, *,
                 predictions: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
     """The controls a lift is over: the task's stored scores when `rows` are all its rows, else each control's
     score on `rows` from its stored held-out predictions (`covered_control_scores`). `predictions`: the task's
     `stored_predictions`, when the caller has them (default: read, and so checked, here)."""
     if predictions is None:
-        predictions = stored_predictions(data, task, folds)  # the stored scores, checked against their predictions
+        predictions = stored_predictions(data, task, scheme)  # the stored scores, checked against their predictions
     if len(rows) == len(task.labels):
-        return dict(data.metadata(task.name, folds).controls)
-    return covered_control_scores(data, task, rows, folds, predictions=predictions)
+        return dict(data.metadata(task.name, scheme).controls)
+    return covered_control_scores(data, task, rows, scheme, predictions=predictions)
 
 
-def controls_current(result: TaskResult, data: BenchmarkData, task: Task, folds: Folds) -> bool:
+def controls_current(result: TaskResult, data: BenchmarkData, task: Task, scheme: Scheme) -> bool:
     """Whether a kept result's lift is over the controls now in the data (a repaired or rebuilt control file
     changes them, and the result is then recomputed)."""
     if not result.scores:
         return True
     rows = covered_rows(task, result.coverage.missing_genes)
-    if result.controls == controls_on(data, task, rows, folds):
+    if result.controls == controls_on(data, task, rows, scheme):
         return True
     logger.info("result of '%s' has a lift over other controls than the data's; recomputing it", task.name)
     return False

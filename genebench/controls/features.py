@@ -162,7 +162,7 @@ def identity_scores(task: Task, settings: ProbeSettings) -> TaskScores:
 
     start = time.perf_counter()
     X = _indicators(task.entities, ordered=is_ordered_pair(task))
-    labels, folds = np.asarray(task.labels), np.asarray(task.folds)
+    labels, folds = np.asarray(task.labels), np.asarray(task.fold_ids)
     n = len(labels)
     result = TaskScores(task=task, main_score=main_score_for(task), coverage=Coverage(n_covered=n, n_task=n,
                                                                                        fraction=1.0))

@@ -160,6 +160,6 @@ def held_out_values(task: Task, scores: TaskScores) -> np.ndarray:
     proba = np.asarray(scores.held_out, dtype=np.float64)
     proba = proba.reshape(len(proba), -1)
     values = task_type(task.metadata.type).ranking_values(proba)
-    out = np.full((len(task.folds), proba.shape[1]), np.nan, dtype=np.float32)
+    out = np.full((len(task.fold_ids), proba.shape[1]), np.nan, dtype=np.float32)
     out[scores.rows] = values
     return out

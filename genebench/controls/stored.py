@@ -102,10 +102,10 @@ class StoredControls:
                                     f"expected {CONTROL_SCORES_SCHEMA.names}; rerun `genebench controls`.")
         return table.to_pandas()
 
-    def scores(self, folds: str) -> dict[str, dict[str, float]]:
-        """Task -> control -> main score under fold scheme `folds`; a control that could not score a task is left
+    def scores(self, scheme: str) -> dict[str, dict[str, float]]:
+        """Task -> control -> main score under fold scheme `scheme`; a control that could not score a task is left
         out of its entry."""
-        table = self.table[(self.table["folds"] == folds) & self.table["score"].notna()]
+        table = self.table[(self.table["folds"] == scheme) & self.table["score"].notna()]
         scores: dict[str, dict[str, float]] = {}
         for task, control, score in zip(table["task"], table["control"], table["score"].astype("float64")):
             scores.setdefault(task, {})[control] = float(score)
@@ -119,10 +119,10 @@ class StoredControls:
             records.setdefault((record["folds"], record["task"]), []).append(record)
         return records
 
-    def predictions(self, meta: TaskMetadata, folds: str) -> dict[str, np.ndarray]:
+    def predictions(self, meta: TaskMetadata, scheme: str) -> dict[str, np.ndarray]:
         """Each stored control's held-out values per row of the task (`BenchmarkData.control_predictions`)."""
         out = {}
-        for record in self.records(meta.name, folds):
+        for record in self.records(meta.name, scheme):
             flat = self._file(record["file"])
             start, n_rows, n_columns = int(record["offset"]), int(record["n_rows"]), int(record["n_columns"])
             stored = flat[start:start + n_rows * n_columns]
@@ -137,9 +137,9 @@ class StoredControls:
             out[record["control"]] = values.astype(np.float32)
         return out
 
-    def records(self, task: str, folds: str) -> list[dict[str, Any]]:
-        """The control table's records of `task` under `folds` that locate stored predictions."""
-        return self._records.get((folds, task), [])
+    def records(self, task: str, scheme: str) -> list[dict[str, Any]]:
+        """The control table's records of `task` under `scheme` that locate stored predictions."""
+        return self._records.get((scheme, task), [])
 
     def refused(self, record: dict[str, Any], problem: str) -> SourceFormatError:
         """The one-line error of a stored block that is not what its record says."""

@@ -244,10 +244,10 @@ def expected_controls(data: BenchmarkData, result: TaskResult) -> dict[str, floa
     (`genebench.controls.covered_control_scores`), under the result's fold scheme."""
     from genebench.controls.covered import controls_on, covered_rows
 
-    stored = data.metadata(result.task.name, folds=result.scheme).controls
+    stored = data.metadata(result.task.name, scheme=result.scheme).controls
     if result.skipped is not None or result.coverage.n_covered >= result.coverage.n_task or not stored:
         return dict(stored)
-    task = data.load_task(result.task.name, folds=result.scheme)
+    task = data.load_task(result.task.name, scheme=result.scheme)
     return controls_on(data, task, covered_rows(task, result.coverage.missing_genes), result.scheme)
 
 
@@ -271,7 +271,7 @@ def check_controls(runs: Iterable[ModelRun], data: BenchmarkData) -> None:
             differ = sorted(name for name in set(expected) | set(recorded)
                             if not abs(expected.get(name, np.nan) - recorded.get(name, np.nan)) <= CONTROL_TOLERANCE)
             lift = None if result.skipped is not None else lift_over(result.scores[result.main_score].mean, expected)
-            truth = data.metadata(result.task.name, folds=result.scheme)
+            truth = data.metadata(result.task.name, scheme=result.scheme)
             flagged = truth.is_shortcut_solvable
             marks = [mark for mark in MARKS if getattr(result.task, mark) != getattr(truth, mark)]
             problem = None

@@ -248,7 +248,7 @@ class ProbeEngine:
             features = _Features(task, self.tables, self.settings)
         except EmbeddingError as exc:
             logger.warning("task '%s' skipped: %s", task.name, exc)
-            coverage = Coverage(n_covered=0, n_task=len(task.folds), fraction=0.0)
+            coverage = Coverage(n_covered=0, n_task=len(task.fold_ids), fraction=0.0)
             return TaskScores(task=task, main_score=main_score_for(task), coverage=coverage, skipped=str(exc),
                               seconds=time.perf_counter() - start), None, None
         result, labels, folds = self._covered(task, features)
@@ -269,7 +269,7 @@ class ProbeEngine:
         """The task's result with its coverage (and `skipped` when its covered rows cannot be scored, or under
         family folds when no family split exists, `family_unscorable`), and the labels and folds of those rows."""
         result = TaskScores(task=task, main_score=main_score_for(task), coverage=features.coverage)
-        labels, folds = task.labels[features.rows], np.asarray(task.folds)[features.rows]
+        labels, folds = task.labels[features.rows], np.asarray(task.fold_ids)[features.rows]
         unscorable = task.metadata.family_unscorable if self.settings.scheme == "family" else None
         result.skipped = unscorable or check_labels(task.metadata.type, labels, folds,
                                                     min_covered=self.settings.min_covered)
@@ -325,7 +325,7 @@ class ProbeEngine:
         idx = np.arange(len(task.entities)) if same else pd.Index(np.asarray(parent.entities, dtype=str)).get_indexer(
             np.asarray(task.entities, dtype=str))
         reusable = parent_held_out is not None and parent_features is not None and label in names
-        if not reusable or (idx < 0).any() or not np.array_equal(np.asarray(parent.folds)[idx], task.folds):
+        if not reusable or (idx < 0).any() or not np.array_equal(np.asarray(parent.fold_ids)[idx], task.fold_ids):
             return None
         features = parent_features if same else _Features(task, self.tables, self.settings)
         result, labels, folds = self._covered(task, features)

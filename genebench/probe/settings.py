@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, get_args
 
 from genebench.metrics import MULTILABEL_AUC
-from genebench.tasks.metadata import FOLD_SCHEMES, Folds
+from genebench.tasks.metadata import FOLD_SCHEMES, Scheme
 
 Scale = Literal["none", "standard"]
 """How probe features are scaled: "none" (raw, the paper's protocol) or "standard" (per fold)."""
@@ -76,7 +76,7 @@ class ProbeSettings:
     ordered_pair_mode: Literal["concat", "mean"] = "concat"
     ridge_alpha: float = 1.0
     min_covered: int = 10
-    scheme: Folds = "paper"
+    scheme: Scheme = "paper"
     device: Literal["auto", "cpu", "cuda"] = "auto"
     multilabel_auc: Literal["probabilities", "predictions"] = "probabilities"
 

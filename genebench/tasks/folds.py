@@ -247,7 +247,7 @@ def family_fold_problem(task: Task, paper_folds: np.ndarray, families: Mapping[s
     """
     from genebench.tasks.families import families_of
 
-    meta, folds = task.metadata, np.asarray(task.folds)
+    meta, folds = task.metadata, np.asarray(task.fold_ids)
     if not meta.has_family_folds:
         if not np.array_equal(folds, np.asarray(paper_folds)):
             return "its family folds differ from its paper split (a pair or train-test task keeps its split)"

@@ -24,9 +24,9 @@ TaskType = Literal["binary", "categorical", "multi-label", "derived binary", "ge
 Evaluation = Literal["cv", "train-test"]
 """`cv`: k-fold cross-validation over the stored folds; `train-test`: a fixed published split."""
 
-Folds = Literal["paper", "family"]
+Scheme = Literal["paper", "family"]
 """Which stored fold assignment a task is scored on: the paper's (`fold`) or family-held-out (`family_fold`)."""
-FOLD_SCHEMES: tuple[str, ...] = Folds.__args__
+FOLD_SCHEMES: tuple[str, ...] = Scheme.__args__
 
 FoldScheme = Literal["stratified", "cold genes"]
 """How `cv` folds are assigned (see `genebench.tasks.folds`): label-stratified rows, or, for pair tasks, gene

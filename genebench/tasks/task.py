@@ -1,4 +1,4 @@
-"""A loaded task: entities, labels and folds as numpy arrays, plus its metadata."""
+"""A loaded task: entities, labels and fold ids as numpy arrays, plus its metadata."""
 
 from __future__ import annotations
 
@@ -24,13 +24,14 @@ class Task:
         labels: shape (n_rows,) of class indices into `metadata.label_names` (binary, categorical,
             derived binary, gene pairs), (n_rows, n_labels) multi-hot uint8 (multi-label), or float
             targets (regression).
-        folds: shape (n_rows,), the held-out fold of each row; `TRAIN_ONLY` (-1) rows are never held out.
+        fold_ids: shape (n_rows,), the held-out fold of each row under the scheme it was loaded with;
+            `TRAIN_ONLY` (-1) rows are never held out.
     """
 
     metadata: TaskMetadata
     entities: np.ndarray
     labels: np.ndarray
-    folds: np.ndarray
+    fold_ids: np.ndarray
 
     @property
     def name(self) -> str:
@@ -40,12 +41,12 @@ class Task:
     @property
     def n_splits(self) -> int:
         """How many train/test splits the task is scored on."""
-        return int(self.folds.max()) + 1
+        return int(self.fold_ids.max()) + 1
 
     def splits(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield (train_rows, test_rows) index arrays, one pair per held-out fold."""
         for fold in range(self.n_splits):
-            yield np.flatnonzero(self.folds != fold), np.flatnonzero(self.folds == fold)
+            yield np.flatnonzero(self.fold_ids != fold), np.flatnonzero(self.fold_ids == fold)
 
     def gene_entities(self) -> np.ndarray:
         """The gene symbol of each gene entity of each row (both of a gene pair), repeats included, shape (n,)."""
@@ -58,4 +59,4 @@ class Task:
         return np.sort(pd.unique(self.gene_entities()))
 
     def __repr__(self) -> str:
-        return f"Task({self.name!r}, type={self.metadata.type!r}, n={len(self.folds)})"
+        return f"Task({self.name!r}, type={self.metadata.type!r}, n={len(self.fold_ids)})"

@@ -33,7 +33,7 @@ def test_binary_task_sizes_and_balance(data, name):
     task = load_task(name, data=data)
     assert len(task.labels) == rows
     assert np.bincount(task.labels).tolist() == counts
-    per_fold = np.stack([np.bincount(task.labels[task.folds == k], minlength=2) for k in range(5)])
+    per_fold = np.stack([np.bincount(task.labels[task.fold_ids == k], minlength=2) for k in range(5)])
     assert (per_fold.max(axis=0) - per_fold.min(axis=0) <= 1).all()
 
 
@@ -70,18 +70,18 @@ def test_family_folds_hold_out_whole_families_and_rebuild_byte_identical(data, s
 
     families = gene_families(data.hgnc())
     for name in ("TF vs non-TF", "N1 targets", "Pathways", "Pathways;Immune System"):
-        task = load_task(name, data=data, folds="family")
+        task = load_task(name, data=data, scheme="family")
         of_gene = families_of(task.entities, families)
         for family in np.unique(of_gene):
-            assert len(set(task.folds[of_gene == family])) == 1, (name, family)
+            assert len(set(task.fold_ids[of_gene == family])) == 1, (name, family)
         largest = np.unique(of_gene, return_counts=True)[1].max() / len(of_gene)
         assert task.metadata.family_report["largest_family_share"] == round(largest, 4)
         assert not task.metadata.family_unscorable
-    tf = load_task("TF vs non-TF", data=data, folds="family")
+    tf = load_task("TF vs non-TF", data=data, scheme="family")
     assert tf.metadata.family_report["largest_family"] == "group:28"  # C2H2 zinc fingers
-    assert tf.metadata.family_report["positives_per_fold"] == np.bincount(tf.folds[tf.labels == 1]).tolist()
-    pairs = load_task("Gene2Gene", data=data, folds="family")
-    assert np.array_equal(pairs.folds, load_task("Gene2Gene", data=data).folds)  # pairs keep their split
+    assert tf.metadata.family_report["positives_per_fold"] == np.bincount(tf.fold_ids[tf.labels == 1]).tolist()
+    pairs = load_task("Gene2Gene", data=data, scheme="family")
+    assert np.array_equal(pairs.fold_ids, load_task("Gene2Gene", data=data).fold_ids)  # pairs keep their split
     build_data(tmp_path, ["genecorpus", "reactome"], sources_dir=shared_data, controls=False, progress=False)
     for name in ("genecorpus/fold_0.parquet", "reactome/fold_2.parquet", "genecorpus/tasks.parquet"):
         again, first = pq.read_table(tmp_path / name), pq.read_table(data.path / name)

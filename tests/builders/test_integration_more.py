@@ -41,7 +41,7 @@ def built(shared_data, tmp_path_factory):
 def test_perturbqa_rows_per_file_match_the_publication(built):
     for name, (rows, test_rows) in PERTURBQA_ROWS.items():
         task = built.load_task(f"PerturbQA {name}")
-        assert (len(task.folds), int((task.folds == 0).sum())) == (rows, test_rows), name
+        assert (len(task.fold_ids), int((task.fold_ids == 0).sum())) == (rows, test_rows), name
     assert len(built.auxiliary("perturbqa", "gse")) == 25 + 52  # labelled gene and pert sets
 
 

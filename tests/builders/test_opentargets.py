@@ -33,7 +33,7 @@ def test_gene_disease_association_is_a_pair_regression(built, fixtures):
     assert task.entities.shape == (len(source), 2) and task.labels.dtype == np.float64
     assert sorted(task.labels.round(4)) == sorted(source["score"].round(4))
     assert set(task.entities[:, 1]) == set(source["diseaseId"])
-    assert sorted(np.unique(task.folds)) == [0, 1, 2, 3, 4]
+    assert sorted(np.unique(task.fold_ids)) == [0, 1, 2, 3, 4]
     assert task.genes().tolist()[0] == "A4GALT"  # Ensembl ids became HGNC symbols
 
 
@@ -50,7 +50,7 @@ def test_disease_texts_are_an_auxiliary_config(built):
 def test_therapeutic_areas_come_from_strong_associations(built, fixtures):
     source = pq.read_table(fixtures / ASSOCIATIONS).to_pandas()
     task = built.load_task("Therapeutic areas")
-    assert len(task.folds) == source.loc[source["score"] >= 0.5, "targetId"].nunique()
+    assert len(task.fold_ids) == source.loc[source["score"] >= 0.5, "targetId"].nunique()
     assert "nervous system disease" in task.metadata.label_names
     assert any(t.parent == "Therapeutic areas" for t in built.tasks())
 

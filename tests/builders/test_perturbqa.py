@@ -28,8 +28,8 @@ def test_every_published_row_and_split_is_kept(built, fixtures):
         for kind in ("de", "dir"):
             source = pd.read_csv(fixtures / "perturbqa" / f"{line}-{kind}.csv", dtype=str, keep_default_na=False)
             task = built.load_task(task_name(line, kind))
-            assert len(task.folds) == len(source) == 24
-            assert (task.folds == 0).sum() == (source["split"] == "test").sum() == 8
+            assert len(task.fold_ids) == len(source) == 24
+            assert (task.fold_ids == 0).sum() == (source["split"] == "test").sum() == 8
             assert task.labels.sum() == (source["label"] == "1").sum()
             assert task.n_splits == 1
 
@@ -81,4 +81,4 @@ def test_failed_build_leaves_the_previous_family(tmp_path, fixtures, hgnc_file):
         build_data(out, ["perturbqa"], sources_dir=sources, hgnc=hgnc_file, progress=False)
     assert sorted(p.name for p in (out / "perturbqa").iterdir()) == before
     assert not [p for p in out.iterdir() if p.name.startswith(".staging")]
-    assert len(BenchmarkData(out).load_task("PerturbQA rpe1 dir").folds) == 24
+    assert len(BenchmarkData(out).load_task("PerturbQA rpe1 dir").fold_ids) == 24

@@ -27,14 +27,15 @@ def make_task(name: str, type_: str, genes: np.ndarray, labels: np.ndarray, labe
             ["\t".join(p) for p in genes]), labels, multilabel=type_ == "multi-label", n_folds=5, seed=0,
             task_name=name)
     meta = metadata(name, type_, label_names, n_entities=len(genes), **extra)
-    return Task(metadata=meta, entities=np.asarray(genes, dtype=object), labels=labels, folds=np.asarray(folds))
+    return Task(metadata=meta, entities=np.asarray(genes, dtype=object), labels=labels, fold_ids=np.asarray(folds))
 
 
 def derived_task(parent: Task, column: int) -> Task:
     """The derived binary task of one label column of a multi-label task."""
     label = parent.metadata.label_names[column]
     return make_task(f"{parent.name};{label}", "derived binary", parent.entities,
-                     parent.labels[:, column].astype(np.int64), ("no", "yes"), folds=parent.folds, parent=parent.name)
+                     parent.labels[:, column].astype(np.int64), ("no", "yes"), folds=parent.fold_ids,
+                     parent=parent.name)
 
 
 class World:

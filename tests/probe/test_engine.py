@@ -121,7 +121,7 @@ def test_pair_modes(world):
 def test_ordered_train_test_pairs_score_per_readout_gene(world):
     pairs = world.pairs(n=800, evaluation="train-test")
     folds = np.where(np.arange(800) < 600, -1, 0)
-    task = type(pairs)(metadata=pairs.metadata, entities=pairs.entities, labels=pairs.labels, folds=folds)
+    task = type(pairs)(metadata=pairs.metadata, entities=pairs.entities, labels=pairs.labels, fold_ids=folds)
     result = evaluate_task(task, world.embeddings, CPU)
     assert result.main_score == "auc_per_gene"
     assert len(result.scores["auc_per_gene"].folds) == 1

@@ -107,7 +107,7 @@ def tf_word_counts():
     rows = np.array([index.get(str(g), -1) for g in task.entities])
     keep = rows >= 0
     return (embeddings.vectors[rows[keep]].astype(np.float64), task.labels[keep].astype(np.int64),
-            np.asarray(task.folds)[keep])
+            np.asarray(task.fold_ids)[keep])
 
 
 @pytest.mark.parametrize("scale", [1e-3, 1e4])

@@ -122,7 +122,7 @@ def _covered(task: Task, embeddings: GeneEmbeddings, n_max: int) -> Task:
     """The task's rows whose genes have vectors (at most `n_max`, evenly strided, so every class stays)."""
     keep = np.flatnonzero(np.isin(task.entities.astype(str), embeddings.symbols.astype(str)))
     keep = keep[:: max(1, -(-len(keep) // n_max))]
-    return Task(task.metadata, task.entities[keep], task.labels[keep], task.folds[keep])
+    return Task(task.metadata, task.entities[keep], task.labels[keep], task.fold_ids[keep])
 
 
 REAL_TASKS = ["N1 targets", "dosage sensitive vs insensitive TF", "UniProt keyword Technical term", "Chromosome"]

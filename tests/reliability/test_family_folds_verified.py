@@ -104,7 +104,7 @@ def test_the_refusal_holds_on_every_later_use_of_the_scheme(data_copy):
     for _ in range(2):
         with pytest.raises(SourceFormatError, match="family folds refused"):
             data.load_task(TASK, "family")
-    assert len(data.load_task(TASK).folds) == data.metadata(TASK).n_entities  # the paper scheme is not damaged
+    assert len(data.load_task(TASK).fold_ids) == data.metadata(TASK).n_entities  # the paper scheme is not damaged
 
 
 def test_the_bundled_families_and_marks_pass(data_copy):

@@ -76,8 +76,8 @@ def test_a_task_one_family_dominates_is_marked_with_its_uneven_family_folds():
     families = families_of(dosage.entities, gene_families(data.hgnc()))
     keys, sizes = np.unique(families.astype(str), return_counts=True)
     assert keys[sizes.argmax()] == "group:28" and round(sizes.max() / len(families), 3) == 0.511  # zinc fingers
-    assert round(fold_imbalance(dosage.folds, 5), 2) == 2.65  # one fold holds the zinc fingers whole
-    assert round(fold_imbalance(data.load_task("dosage sensitive vs insensitive TF").folds, 5), 2) == 1.01  # paper
+    assert round(fold_imbalance(dosage.fold_ids, 5), 2) == 2.65  # one fold holds the zinc fingers whole
+    assert round(fold_imbalance(data.load_task("dosage sensitive vs insensitive TF").fold_ids, 5), 2) == 1.01  # paper
     marked = {meta.name: meta.dominant_family for meta in data.tasks() if meta.dominant_family}
     assert sorted(marked) == ["HLA class I vs class II", "dosage sensitive vs insensitive TF"]
     assert marked["dosage sensitive vs insensitive TF"].startswith("group:28 holds 51% of the genes")

@@ -41,12 +41,12 @@ def test_every_declared_task_is_complete(family, spec):
 def test_every_bundled_task_has_labels_and_folds(meta):
     task = SNAPSHOT.load_task(meta.name)
     assert meta.source_url and meta.license and meta.citation and meta.hgnc_version
-    assert len(task.folds) == len(task.labels) == len(task.entities) == meta.n_entities > 0
-    held_out = task.folds[task.folds != TRAIN_ONLY]
+    assert len(task.fold_ids) == len(task.labels) == len(task.entities) == meta.n_entities > 0
+    held_out = task.fold_ids[task.fold_ids != TRAIN_ONLY]
     if meta.evaluation == "cv":
         assert sorted(set(held_out.tolist())) == list(range(meta.n_folds)), "every row in one of the folds"
     else:
-        assert set(task.folds.tolist()) == {TRAIN_ONLY, 0}, "a published train and test split"
+        assert set(task.fold_ids.tolist()) == {TRAIN_ONLY, 0}, "a published train and test split"
     target = task_type(meta.type).target
     if target == "continuous":
         assert np.isfinite(task.labels).all()
