@@ -287,3 +287,9 @@ def test_old_result_files_read_as_the_same_table_as_new_ones(tasks, tmp_path):
     stamps = [p.stat().st_mtime_ns for p in files]
     _run(world, task_list, tmp_path / "old")  # a rerun over old files resumes from them: nothing recomputed
     assert [p.stat().st_mtime_ns for p in files] == stamps
+
+
+def test_code_written_against_the_old_task_folds_name_still_reads_the_fold_ids(tasks):
+    task = tasks[1][0]
+    with pytest.warns(FutureWarning, match="Task.folds is now Task.fold_ids"):
+        assert task.folds is task.fold_ids

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -37,6 +38,13 @@ class Task:
     def name(self) -> str:
         """The task's name."""
         return self.metadata.name
+
+    @property
+    def folds(self) -> np.ndarray:
+        """The old name of `fold_ids`, kept for code written against genebench 0.1 (with a FutureWarning)."""
+        warnings.warn("Task.folds is now Task.fold_ids (a scheme is `scheme`, its fold ids `fold_ids`)",
+                      FutureWarning, stacklevel=2)
+        return self.fold_ids
 
     @property
     def n_splits(self) -> int:
