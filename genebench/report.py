@@ -605,7 +605,9 @@ def headline_figure(schemes: dict[str, pd.DataFrame]):
         for row, category in zip(y, categories):
             mean, lowest, highest = added[category]
             if np.isfinite(mean):
-                gain.errorbar([mean], [row], xerr=[[mean - lowest], [highest - mean]], fmt="o", color="C1", capsize=3)
+                # the interval as drawn, whether or not it holds the mean (a percentile interval need not)
+                gain.plot([lowest, highest], [row, row], color="C1", marker="|", markersize=8)
+                gain.plot([mean], [row], "o", color="C1")
                 gain.text(highest, row + 0.18, format_added(mean, lowest, highest), fontsize=7, ha="right")
         gain.axvline(0, color="grey", lw=0.8, ls="--")
         gain.set_xlabel("added over names (family folds), 95% interval", fontsize=8)

@@ -29,7 +29,7 @@ def _build(cli, results: Path, tmp_path: Path):
 
 def test_honest_results_pass_the_data_check(cli, results_copy, tmp_path):
     document = json.loads(_task_file(results_copy, TASK).read_text())
-    assert document["task"]["controls"]["name"] > 0.9 and document["lift"] < 0  # the truth: names beat random vectors
+    assert document["task"]["controls"]["name"] > 0.85 and document["lift"] < 0  # the truth: names beat random vectors
     outcome = _build(cli, results_copy, tmp_path)
     assert outcome.code == 0, outcome.err[-2000:]
     assert (tmp_path / "site" / "index.html").is_file()
