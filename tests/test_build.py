@@ -171,3 +171,6 @@ def test_each_task_records_its_largest_family_and_fold_imbalance(built):
     assert derived["fold_imbalance"] == parent["fold_imbalance"]  # one set of family folds
     share = f"{report['largest_family_share']:.0%}"
     assert re.search(rf"\| TF vs non-TF +\| humantfs .*\| {share} +\|", (built / "README.md").read_text())
+
+
+pytestmark = pytest.mark.slow  # real-data builds, refits, the published field: seconds each; CI runs them

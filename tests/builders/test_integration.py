@@ -97,3 +97,6 @@ def test_hla_cannot_be_split_by_family_on_the_real_hgnc_release(data):
         "labels cannot be split by gene family: 44 genes in 2 families (largest group:588 (23 genes), group:591 "
         "(21 genes)); fold 2 is empty")
     assert data.metadata("TF vs non-TF").family_unscorable is None
+
+
+pytestmark = pytest.mark.slow  # real-data builds, refits, the published field: seconds each; CI runs them

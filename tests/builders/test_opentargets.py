@@ -81,3 +81,6 @@ def test_empty_or_absent_folders_are_missing_sources(tmp_path, hgnc_file):
     builder = OpenTargets(cache_dir=tempfile.mkdtemp(dir=tmp_path), hgnc=str(hgnc_file))
     with pytest.raises(MissingSourceError, match="cannot be fetched as one download; mirror it"):
         builder.download_and_prepare()
+
+
+pytestmark = pytest.mark.slow  # real-data builds, refits, the published field: seconds each; CI runs them

@@ -66,3 +66,6 @@ def test_compare_needs_two_models_or_published(capsys, runs):
     assert "expected --a MODEL and --b MODEL (two models), or --published" in err
     assert main(["compare", str(runs / "default"), "--published", "ESM2"]) == 2
     assert "--published ESM2: expected one of the paper's models MPNet" in capsys.readouterr().err
+
+
+pytestmark = pytest.mark.slow  # real-data builds, refits, the published field: seconds each; CI runs them

@@ -111,3 +111,6 @@ def test_the_page_shows_the_nine_published_models_unranked_and_hideable(runs, tm
         assert page.locator("#published-section").is_visible()
         assert errors == []
         browser.close()
+
+
+pytestmark = pytest.mark.slow  # real-data builds, refits, the published field: seconds each; CI runs them

@@ -146,3 +146,6 @@ def test_real_tasks_reach_sklearns_optimum_on_raw_word_counts(word_counts, name)
     ours, expected = _our_aucs(task, embeddings, tight), _reference_aucs(task, _features(task, embeddings))
     both = ~np.isnan(ours).all(axis=0)  # label columns genebench scores (too few positives: skipped, and said so)
     np.testing.assert_allclose(ours[:, both], expected[:, both], atol=AUC_TOLERANCE)
+
+
+pytestmark = pytest.mark.slow  # real-data builds, refits, the published field: seconds each; CI runs them
