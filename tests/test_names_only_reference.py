@@ -30,7 +30,7 @@ def test_a_stored_reference_reads_back_for_its_data_only(tmp_path):
     assert names_only_reference("another", path) is None
     assert names_only_reference("abc123", tmp_path / "absent.json") is None
     title, minilm, chars = stored.lines()
-    assert title.startswith("names-only reference, measured on this data (understanding, family folds")
+    assert title.startswith("names-only reference, measured on data abc123 (understanding, family folds")
     assert minilm == "  MiniLM over HGNC names: +0.001 [-0.000, +0.003], significant on 30 of 117 tasks"
     assert chars == "  symbol character 1-3-grams: -0.002 [-0.004, +0.000], significant on 34 of 117 tasks"
 

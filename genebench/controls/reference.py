@@ -52,10 +52,10 @@ class NamesOnlyReference:
     readers: tuple[NamesOnlyReader, ...]
 
     def lines(self) -> list[str]:
-        """Screen lines: a title, then per reader "MiniLM over HGNC names: +0.001 [-0.001, +0.003], significant on
-        30 of 117 tasks"."""
-        return ["names-only reference, measured on this data (understanding, family folds; a model that reads only "
-                "gene names scores about this):",
+        """Screen lines: a title naming the data, then per reader "MiniLM over HGNC names: +0.001 [-0.001, +0.003],
+        significant on 30 of 117 tasks"."""
+        return [f"names-only reference, measured on data {self.data_hash} (understanding, family folds; a model that "
+                "reads only gene names scores about this):",
                 *(f"  {r.model}: {r.mean:+.3f} [{r.low:+.3f}, {r.high:+.3f}], significant on {r.n_significant} of "
                   f"{r.n_tasks} tasks" for r in self.readers)]
 

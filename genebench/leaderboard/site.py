@@ -388,7 +388,7 @@ def leaderboard_data(runs: Sequence[ModelRun], figures: Sequence[tuple[str, str]
         "cells": {run.key: task_cells(run, families[run.key]) for run in listed} | (field["cells"] if field else {}),
         "published": {key: field[key] for key in ("label", "models", "modalities")} if field else None,
         "understanding_out": understanding_left_out(family_rows),
-        "names_only": names_only_note(family_rows) if len(family_rows) else [],
+        "names_only": names_only_note(family_rows),
         "figures": [{"src": src, "caption": caption} for src, caption in figures],
     }
 
